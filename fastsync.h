@@ -1,0 +1,646 @@
+/* SPDX-License-Identifier: MIT */
+/* fastsync.h - fast semaphore and manual-reset event on C11 atomics and Linux futexes.
+ *
+ * One header, no library to link, no allocation, no global state. Copy it into a project
+ * (or use it as the meson subproject `fastsync`). Every function stays in user space
+ * unless a thread really has to sleep or be woken.
+ *
+ *   #include "fastsync.h"
+ *   static fastsync_sem_t items = FASTSYNC_SEM_INIT(0);
+ *   void produce(void) { push_item(); fastsync_sem_post(&items); }  // no syscall unless a
+ *   void consume(void) { fastsync_sem_wait(&items); pop_item(); }   // consumer sleeps
+ *
+ * Build: cc -std=c11 -pthread (only waits that time out need nothing but the C library).
+ * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
+ * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
+ * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). OS/2: fastsync_os2.h, the same API,
+ * is included instead when __OS2__ is defined. Tested on x86-64 (see README.md).
+ *
+ * ---------------------------------------------------------------------------------------
+ * API  (0 or a positive errno value; nothing touches errno; no function ever aborts)
+ *
+ * Semaphore, waiter-counting: a post makes a FUTEX_WAKE only when a waiter is registered.
+ *   int  fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags);
+ *            EINVAL: value > FASTSYNC_SEM_VALUE_MAX, or flags other than FASTSYNC_SHARED
+ *   int  fastsync_sem_destroy(fastsync_sem_t *s);          EBUSY while a waiter is registered
+ *   int  fastsync_sem_post(fastsync_sem_t *s);             EOVERFLOW at the max, value unchanged
+ *   int  fastsync_sem_post_n(fastsync_sem_t *s, unsigned n);  all n or nothing (EOVERFLOW)
+ *   int  fastsync_sem_wait(fastsync_sem_t *s);             always 0
+ *   int  fastsync_sem_trywait(fastsync_sem_t *s);          EAGAIN when 0; never spuriously
+ *   int  fastsync_sem_timedwait(fastsync_sem_t *s, const struct timespec *abs_monotonic);
+ *   int  fastsync_sem_clockwait(fastsync_sem_t *s, clockid_t clock, const struct timespec *abs);
+ *   unsigned fastsync_sem_getvalue(const fastsync_sem_t *s);  a snapshot, no ordering
+ *   FASTSYNC_SEM_INIT(n)  static initializer (process-private); FASTSYNC_SEM_VALUE_MAX = INT_MAX
+ *
+ * Manual-reset event (QemuEvent style): set / reset / wait on one 32-bit futex word.
+ *   int  fastsync_event_init(fastsync_event_t *e, bool set, int flags);   EINVAL: bad flags
+ *   int  fastsync_event_destroy(fastsync_event_t *e);      always 0
+ *   void fastsync_event_set(fastsync_event_t *e);          wakes every waiter
+ *   void fastsync_event_reset(fastsync_event_t *e);
+ *   bool fastsync_event_is_set(const fastsync_event_t *e);
+ *   void fastsync_event_wait(fastsync_event_t *e);
+ *   int  fastsync_event_timedwait(fastsync_event_t *e, const struct timespec *abs_monotonic);
+ *   int  fastsync_event_clockwait(fastsync_event_t *e, clockid_t clock, const struct timespec *abs);
+ *   FASTSYNC_EVENT_INIT(set)  static initializer (process-private)
+ *   Intended use:  for (;;) { fastsync_event_reset(&e); if (cond()) break; fastsync_event_wait(&e); }
+ *
+ * Deadlines: absolute struct timespec; *_timedwait measures them on CLOCK_MONOTONIC,
+ *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME.
+ *   struct timespec fastsync_deadline_in(uint64_t ns);  now + ns on CLOCK_MONOTONIC, saturating
+ *   A NULL deadline or another clock: EINVAL, always. tv_nsec outside [0, 1e9): EINVAL, only
+ *   when the call would block. A deadline already past (or tv_sec < 0): ETIMEDOUT without a
+ *   syscall, but never when the semaphore or event could be taken at once. Waits never
+ *   return EINTR: a signal is absorbed and the wait goes on to the same deadline.
+ *
+ * Flags: 0 (process-private) or FASTSYNC_SHARED (the object may live in MAP_SHARED memory
+ *   and be used by several processes).
+ *
+ * Guarantees
+ *   - A post with no registered waiter: one atomic RMW, no syscall. A wait on a positive
+ *     semaphore: one CAS. set on a set event: no RMW, no syscall; wait on a set event: one
+ *     load; reset on a reset event: no syscall.
+ *   - A successful wait synchronizes-with the post whose token it took (release/acquire).
+ *     successful waits + final value == initial value + successful posts, always: a waiter
+ *     that times out never keeps a token.
+ *   - A post touches the semaphore only up to the RMW that publishes its token, then at most
+ *     makes a FUTEX_WAKE on its address: the waiter may destroy and free it at once.
+ *     The same holds for event_set after its RMW.
+ *   - event_set synchronizes-with every wait and is_set that reads the SET it wrote, and
+ *     wakes every thread blocked in wait at that moment (even if the event is reset again
+ *     before that thread runs). When the event is already set, set only makes a full
+ *     fence and a load: a thread that resets the event afterwards and then checks its
+ *     condition sees the writes made before set (reset ends with a full fence; the pair
+ *     is a Dekker handshake; see the event section).
+ *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4.
+ *
+ * Configuration (define before the #include)
+ *   FASTSYNC_SPIN         bounded spin of a waiter before it sleeps, in polls of the
+ *                         semaphore; only while no other waiter is registered. 0 disables.
+ *                         Default 100 (see the comment at its definition).
+ *   FASTSYNC_API          storage of every function. Default: static inline.
+ *   FASTSYNC_FUTEX_WAIT   replace the futex layer (fault injection, syscall counting, another
+ *   FASTSYNC_FUTEX_WAKE   kernel): functions with the signatures of fastsync__futex_wait_sys
+ *                         and fastsync__futex_wake_sys below, declared before the #include.
+ *
+ * Under a strict -std=c11 the C library hides clock_gettime and syscall; fastsync.h then
+ * defines _DEFAULT_SOURCE itself, which works when it is the first header included (or
+ * define _DEFAULT_SOURCE / _POSIX_C_SOURCE 200809L yourself).
+ * ---------------------------------------------------------------------------------------
+ */
+#ifndef FASTSYNC_H
+#define FASTSYNC_H
+
+#if defined(__OS2__)
+#include "fastsync_os2.h"
+#else
+
+#if defined(__STRICT_ANSI__) && !defined(__cplusplus) && !defined(_DEFAULT_SOURCE) && \
+    !defined(_GNU_SOURCE) && !defined(_BSD_SOURCE) && !defined(_POSIX_C_SOURCE) &&      \
+    !defined(_XOPEN_SOURCE)
+#define _DEFAULT_SOURCE 1
+#endif
+
+#if defined(__cplusplus) && __cplusplus <= 202002L
+#error "fastsync.h as C++ needs C++23 (<stdatomic.h>): use -std=c++23"
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if !defined(CLOCK_MONOTONIC)
+#error "fastsync.h: POSIX clocks are hidden; include fastsync.h first or define _POSIX_C_SOURCE=200809L"
+#endif
+
+/* syscall() is declared only in the C library's default/GNU mode. */
+#if !defined(__cplusplus) && !defined(__USE_MISC) && !defined(_GNU_SOURCE) && \
+    !defined(_BSD_SOURCE) && !defined(_DEFAULT_SOURCE)
+long syscall(long number, ...);
+#endif
+
+#ifndef FASTSYNC_API
+#define FASTSYNC_API static inline
+#endif
+
+/* Spin before sleeping, in polls of the semaphore word (each a load and a CPU pause hint).
+ * Chosen with bench/ (see README.md, "Results"): on the 2-core test machine a waiter that
+ * spins 100 polls (~1-3 us) catches most ping-pong posts in user space; more does not gain,
+ * and with more threads than cores the spin stops as soon as one waiter sleeps. */
+#ifndef FASTSYNC_SPIN
+#define FASTSYNC_SPIN 100
+#endif
+
+#define FASTSYNC_SHARED 1
+#define FASTSYNC_SEM_VALUE_MAX INT_MAX
+
+#if UINT64_MAX == ULONG_MAX
+#define FASTSYNC__ATOMIC64_LOCK_FREE ATOMIC_LONG_LOCK_FREE
+#else
+#define FASTSYNC__ATOMIC64_LOCK_FREE ATOMIC_LLONG_LOCK_FREE
+#endif
+#if FASTSYNC__ATOMIC64_LOCK_FREE != 2
+#error "fastsync.h needs lock-free 64-bit atomics (the semaphore is one 64-bit word)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================================
+ * Futex layer: the only place that makes system calls.
+ *
+ * fastsync__futex_wait(word, expected, shared, clock, abstime) sleeps while the 32-bit word
+ * at `word` holds `expected`, until a wake or the absolute deadline `abstime` on `clock`
+ * (CLOCK_MONOTONIC or CLOCK_REALTIME; NULL: no deadline). Returns 0 (woken, or the word
+ * differed, or spuriously), ETIMEDOUT or EINTR. Callers always re-read the word; they treat
+ * any value but ETIMEDOUT as "look again", so a replacement may also return EAGAIN.
+ * fastsync__futex_wake(word, n, shared) wakes up to n sleepers (INT_MAX: all).
+ * `shared` 0 adds FUTEX_PRIVATE_FLAG (cheaper: the kernel keys the futex by address
+ * instead of by page).
+ *
+ * The kernel pairs the two: a FUTEX_WAKE made after the word changed either finds the
+ * sleeper queued or the sleeper's in-kernel compare sees the new value (both sides take the
+ * futex hash-bucket lock, and the kernel places full barriers around its compare and its
+ * check for queued waiters). So a store followed by a wake never loses a sleeper.
+ * ====================================================================================== */
+
+/* Kernel ABI constants (linux/futex.h; not on musl-gcc's include path, so defined here). */
+enum {
+    FASTSYNC__FUTEX_WAKE = 1,
+    FASTSYNC__FUTEX_WAIT_BITSET = 9,
+    FASTSYNC__FUTEX_PRIVATE_FLAG = 128,
+    FASTSYNC__FUTEX_CLOCK_REALTIME = 256
+};
+#define FASTSYNC__FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+/* On 32-bit ABIs with a 64-bit time_t the timespec must go to futex_time64. */
+#if defined(SYS_futex_time64) && ULONG_MAX == 0xffffffffu
+#define FASTSYNC__SYS_FUTEX(ts) (sizeof((ts)->tv_sec) > sizeof(long) ? SYS_futex_time64 : SYS_futex)
+#elif defined(SYS_futex)
+#define FASTSYNC__SYS_FUTEX(ts) SYS_futex
+#else
+#define FASTSYNC__SYS_FUTEX(ts) SYS_futex_time64
+#endif
+
+FASTSYNC_API int fastsync__futex_wait_sys(void *word, uint32_t expected, int shared,
+                                          clockid_t clock, const struct timespec *abstime)
+{
+    int op = FASTSYNC__FUTEX_WAIT_BITSET;
+    if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
+    if (clock == CLOCK_REALTIME) op |= FASTSYNC__FUTEX_CLOCK_REALTIME;
+    /* syscall() reports through errno; keep the caller's errno as it was. */
+    int saved = errno;
+    long r = syscall(FASTSYNC__SYS_FUTEX(abstime), word, op, expected, abstime, (void *)0,
+                     FASTSYNC__FUTEX_BITSET_MATCH_ANY);
+    int err = r == -1 ? errno : 0;
+    errno = saved;
+    /* EAGAIN: the word differed. Anything else the kernel could say here (EFAULT, EINVAL)
+     * would be our bug; the callers re-read the word either way. */
+    return err == ETIMEDOUT || err == EINTR ? err : 0;
+}
+
+FASTSYNC_API void fastsync__futex_wake_sys(void *word, int n, int shared)
+{
+    int op = FASTSYNC__FUTEX_WAKE;
+    if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
+    int saved = errno;
+    (void)syscall(FASTSYNC__SYS_FUTEX((struct timespec *)0), word, op, n, (void *)0, (void *)0, 0);
+    errno = saved;
+}
+
+#ifndef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC_FUTEX_WAIT fastsync__futex_wait_sys
+#endif
+#ifndef FASTSYNC_FUTEX_WAKE
+#define FASTSYNC_FUTEX_WAKE fastsync__futex_wake_sys
+#endif
+
+FASTSYNC_API int fastsync__futex_wait(void *word, uint32_t expected, int shared,
+                                      clockid_t clock, const struct timespec *abstime)
+{
+    return FASTSYNC_FUTEX_WAIT(word, expected, shared, clock, abstime);
+}
+
+FASTSYNC_API void fastsync__futex_wake(void *word, int n, int shared)
+{
+    FASTSYNC_FUTEX_WAKE(word, n, shared);
+}
+
+/* A hint to the CPU inside a spin loop (lets the sibling hyperthread run, saves power). */
+FASTSYNC_API void fastsync__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || (defined(__arm__) && __ARM_ARCH >= 7)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst); /* compiler barrier only */
+#endif
+}
+
+/* ======================================================================================
+ * Deadlines
+ * ====================================================================================== */
+
+#define FASTSYNC__NSEC_PER_SEC 1000000000L
+
+/* The largest time_t (time_t is a signed integer type on every Linux ABI). */
+#define FASTSYNC__TIME_MAX \
+    ((time_t)((((uintmax_t)1 << (sizeof(time_t) * CHAR_BIT - 2)) - 1) * 2 + 1))
+
+FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t); /* cannot fail for CLOCK_MONOTONIC */
+    uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
+    t.tv_nsec += (long)(ns % FASTSYNC__NSEC_PER_SEC);
+    if (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
+        t.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
+        secs++;
+    }
+    if (secs > (uint64_t)(FASTSYNC__TIME_MAX - t.tv_sec)) {
+        t.tv_sec = FASTSYNC__TIME_MAX;
+        t.tv_nsec = FASTSYNC__NSEC_PER_SEC - 1;
+    } else {
+        t.tv_sec += (time_t)secs;
+    }
+    return t;
+}
+
+/* The arguments every clockwait checks before anything else: EINVAL or 0. */
+FASTSYNC_API int fastsync__clock_args(clockid_t clock, const struct timespec *abstime)
+{
+    if (abstime == NULL) return EINVAL;
+    return clock == CLOCK_MONOTONIC || clock == CLOCK_REALTIME ? 0 : EINVAL;
+}
+
+/* Called once a wait knows it would block: EINVAL for a malformed deadline, ETIMEDOUT for
+ * one already past (no syscall: clock_gettime is served by the vDSO), else 0. */
+FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec *abstime)
+{
+    if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;
+    if (abstime->tv_sec < 0) return ETIMEDOUT;
+    struct timespec now;
+    clock_gettime(clock, &now);
+    if (abstime->tv_sec < now.tv_sec ||
+        (abstime->tv_sec == now.tv_sec && abstime->tv_nsec <= now.tv_nsec))
+        return ETIMEDOUT;
+    return 0;
+}
+
+/* ======================================================================================
+ * Semaphore
+ *
+ * State: one 64-bit atomic word.
+ *   bits  0..31  tokens   the semaphore's value, 0..FASTSYNC_SEM_VALUE_MAX. These 32 bits
+ *                         are the futex word: waiters sleep while it reads 0.
+ *   bits 32..62  waiters  threads registered in the slow path (may be asleep or about to be)
+ *   bit  63      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ * Keeping tokens and waiters in one word is the point: post reads "is anyone waiting?"
+ * from the very RMW that publishes its token, so no waiter can register unseen between
+ * the two (the lost wakeup of semaphores that read a waiter count separately, or skip the
+ * wake because the value was already positive), and post never reads the object again.
+ *
+ * Transitions (each a single RMW on the word):
+ *   post        tokens += n                      then FUTEX_WAKE min(n, waiters) if waiters > 0
+ *   take        tokens -= 1                      (fast path, trywait, spinning)
+ *   register    waiters += 1                     (before the first sleep)
+ *   take+leave  tokens -= 1, waiters -= 1        (a registered waiter that got a token)
+ *   leave       waiters -= 1                     (a registered waiter that timed out, seeing
+ *                                                 no token in the same RMW)
+ * Token conservation follows: a token leaves the word only through take or take+leave, and
+ * each of those is one successful wait. A timed-out waiter deregisters with a CAS that
+ * fails if a token has arrived; it then takes the token and succeeds instead.
+ * ====================================================================================== */
+
+typedef struct fastsync_sem {
+    _Atomic(uint64_t) state; /* private: use the functions */
+} fastsync_sem_t;
+
+#define FASTSYNC_SEM_INIT(n) { (uint64_t)(n) }
+
+#define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
+#define FASTSYNC__SEM_WAITER ((uint64_t)1 << 32)             /* one registered waiter */
+#define FASTSYNC__SEM_WAITERS ((uint64_t)0x7fffffff << 32)   /* mask of the waiter field */
+#define FASTSYNC__SEM_SHARED ((uint64_t)1 << 63)             /* process-shared flag */
+
+FASTSYNC_API uint32_t fastsync__sem_tokens(uint64_t v) { return (uint32_t)(v & FASTSYNC__SEM_TOKENS); }
+FASTSYNC_API uint32_t fastsync__sem_waiters(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_WAITERS) >> 32); }
+FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SHARED) != 0; }
+
+/* The address of the token half, the futex word (computed, never read, by post). */
+FASTSYNC_API void *fastsync__sem_futex(fastsync_sem_t *s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t *)(void *)&s->state + 1;
+#else
+    return (void *)&s->state;
+#endif
+}
+
+FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
+{
+    if (value > FASTSYNC_SEM_VALUE_MAX || (flags & ~FASTSYNC_SHARED) != 0) return EINVAL;
+    uint64_t v = value;
+    if (flags & FASTSYNC_SHARED) v |= FASTSYNC__SEM_SHARED;
+    /* relaxed: before init returns no other thread may use the object; the caller publishes
+     * it (thread creation, a mutex, fork) with its own happens-before. */
+    atomic_store_explicit(&s->state, v, memory_order_relaxed);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_sem_destroy(fastsync_sem_t *s)
+{
+    /* relaxed: a snapshot; destroying while others may still register is the caller's bug,
+     * EBUSY is a courtesy for the case it can see. */
+    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+    return fastsync__sem_waiters(v) != 0 ? EBUSY : 0;
+}
+
+FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
+{
+    if (n == 0) return 0;
+    /* relaxed: only a guess for the CAS, which reads the word again atomically. */
+    uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
+    do {
+        if (n > FASTSYNC_SEM_VALUE_MAX - fastsync__sem_tokens(old)) return EOVERFLOW;
+        /* release: pairs with the acquire CAS of the wait that takes one of these tokens
+         * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
+    } while (!atomic_compare_exchange_weak_explicit(&s->state, &old, old + n,
+                                                    memory_order_release, memory_order_relaxed));
+    /* From here on `s` may be freed by a waiter that took a token: only its address is used. */
+    uint32_t waiters = fastsync__sem_waiters(old);
+    if (waiters != 0)
+        fastsync__futex_wake(fastsync__sem_futex(s), (int)(n < waiters ? n : waiters),
+                             fastsync__sem_shared(old));
+    return 0;
+}
+
+FASTSYNC_API int fastsync_sem_post(fastsync_sem_t *s) { return fastsync_sem_post_n(s, 1); }
+
+/* Takes a token if there is one, given `old` as a fresh guess of the word; retries only
+ * while tokens are there, so it never fails spuriously. Returns 0 or EAGAIN. */
+FASTSYNC_API int fastsync__sem_take(fastsync_sem_t *s, uint64_t old)
+{
+    while (fastsync__sem_tokens(old) != 0) {
+        /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
+         * token; failure relaxed: `old` is only the next guess. */
+        if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return 0;
+    }
+    return EAGAIN;
+}
+
+FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
+{
+    /* relaxed: a guess for the CAS in fastsync__sem_take. */
+    return fastsync__sem_take(s, atomic_load_explicit(&s->state, memory_order_relaxed));
+}
+
+/* The slow path of every wait, entered with no token seen: spin, register, sleep.
+ * abstime NULL: no deadline (clock unused). Returns 0 or ETIMEDOUT. */
+FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+    /* Spin only while nobody is registered: with a sleeper, a post's token belongs to the
+     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
+    for (int i = 0; i < FASTSYNC_SPIN; i++) {
+        /* relaxed: a poll; the take below has the acquire. */
+        uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+        if (fastsync__sem_waiters(v) != 0) break;
+        if (fastsync__sem_tokens(v) != 0 && fastsync__sem_take(s, v) == 0) return 0;
+        fastsync__cpu_relax();
+    }
+
+    /* register. relaxed: posts read the waiter count from their own RMW on this word, and
+     * all RMWs on one word are totally ordered: a post ordered before this RMW left a token
+     * that `old` shows; a post ordered after it sees waiters > 0 and wakes. */
+    uint64_t old = atomic_fetch_add_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
+    old += FASTSYNC__SEM_WAITER;
+    bool timed_out = false;
+    for (;;) {
+        if (fastsync__sem_tokens(old) != 0) {
+            /* take+leave. acquire: pairs with the release CAS of the post that published the
+             * token. failure relaxed: loop with the fresh value. */
+            if (atomic_compare_exchange_weak_explicit(&s->state, &old,
+                                                      old - FASTSYNC__SEM_WAITER - 1,
+                                                      memory_order_acquire, memory_order_relaxed))
+                return 0;
+            continue;
+        }
+        if (timed_out) {
+            /* leave, only if still no token (else take it above: never lose one that a post
+             * meant for us). relaxed: no token changes hands; the waiter count it publishes
+             * only decides whether later posts wake. */
+            if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - FASTSYNC__SEM_WAITER,
+                                                      memory_order_relaxed, memory_order_relaxed))
+                return ETIMEDOUT;
+            continue;
+        }
+        /* tokens == 0, so the futex word is 0: sleep unless a post changes it first. */
+        timed_out = fastsync__futex_wait(fastsync__sem_futex(s), 0, fastsync__sem_shared(old),
+                                         clock, abstime) == ETIMEDOUT;
+        /* relaxed: only decides what to try next; the token is taken with acquire. */
+        old = atomic_load_explicit(&s->state, memory_order_relaxed);
+    }
+}
+
+FASTSYNC_API int fastsync_sem_wait(fastsync_sem_t *s)
+{
+    /* relaxed: a guess for the CAS in fastsync__sem_take (one CAS when a token is there). */
+    uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
+    if (fastsync__sem_take(s, old) == 0) return 0;
+    return fastsync__sem_wait_slow(s, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_sem_clockwait(fastsync_sem_t *s, clockid_t clock,
+                                        const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    if (fastsync_sem_trywait(s) == 0) return 0;
+    r = fastsync__deadline_check(clock, abstime);
+    if (r != 0) return r;
+    return fastsync__sem_wait_slow(s, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_sem_timedwait(fastsync_sem_t *s, const struct timespec *abs_monotonic)
+{
+    return fastsync_sem_clockwait(s, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
+{
+    /* relaxed: a snapshot that orders nothing (as sem_getvalue). */
+    return fastsync__sem_tokens(atomic_load_explicit(&s->state, memory_order_relaxed));
+}
+
+/* ======================================================================================
+ * Manual-reset event
+ *
+ * State: one 32-bit atomic word, which is also the futex word.
+ *   bits 0..1  state   SET (0), FREE (1: reset, nobody sleeps), BUSY (3: reset, someone may
+ *                      sleep). The encoding makes reset a single fetch_or(FREE):
+ *                      SET -> FREE, FREE -> FREE, BUSY -> BUSY.
+ *   bit  2     shared  FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 3..31 gen     counts sets that changed the state (mod 2^29): a sleeper woken by a
+ *                      set returns even if the event was reset again before it ran
+ *
+ * Valid transitions:
+ *   FREE -> SET    set      (CAS, gen + 1; no sleeper to wake)
+ *   BUSY -> SET    set      (CAS, gen + 1, then FUTEX_WAKE all)
+ *   SET  -> FREE   reset    (fetch_or)
+ *   FREE -> BUSY   wait     (CAS by a waiter about to sleep)
+ * BUSY -> FREE never happens: only set leaves BUSY, so a thread that announced it sleeps is
+ * always woken by the next set. A waiter that times out leaves BUSY behind; that costs the
+ * next set one FUTEX_WAKE syscall, never a wakeup.
+ *
+ * The reset / check / wait handshake. reset is an RMW then a seq_cst fence; set starts with
+ * a seq_cst fence then loads the word, and does nothing more if it reads SET:
+ *   resetter:  reset RMW ; fence ; read condition        setter: write condition ; fence ; load
+ * If the setter's load read a SET older than the reset, its fence precedes the resetter's
+ * in the single total order of seq_cst fences, so the resetter's read of the condition sees
+ * the setter's write (C11 7.17.4p3, [atomics.fences]). Else the setter saw the reset (or a
+ * later state) and sets the event itself. Either way the resetter does not sleep through
+ * the condition. (QEMU's 2023 fix added exactly this pair after threads hung on ARM.)
+ * Every modification after init is an RMW, so an acquire load that reads any later value
+ * synchronizes with the set whose release CAS bumped the generation it sees.
+ * ====================================================================================== */
+
+typedef struct fastsync_event {
+    _Atomic(uint32_t) state; /* private: use the functions */
+} fastsync_event_t;
+
+#define FASTSYNC__EV_SET 0u        /* set: waits return at once */
+#define FASTSYNC__EV_FREE 1u       /* reset, no thread announced a sleep */
+#define FASTSYNC__EV_BUSY 3u       /* reset, a thread may sleep: set must wake */
+#define FASTSYNC__EV_STATE 3u      /* mask of the state field */
+#define FASTSYNC__EV_SHARED 4u     /* process-shared flag */
+#define FASTSYNC__EV_GEN_ONE 8u    /* one step of the generation field */
+#define FASTSYNC__EV_GEN (~7u)     /* mask of the generation field */
+
+#define FASTSYNC_EVENT_INIT(set) { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE }
+
+FASTSYNC_API uint32_t fastsync__ev_state(uint32_t v) { return v & FASTSYNC__EV_STATE; }
+FASTSYNC_API int fastsync__ev_shared(uint32_t v) { return (v & FASTSYNC__EV_SHARED) != 0; }
+
+FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
+{
+    if ((flags & ~FASTSYNC_SHARED) != 0) return EINVAL;
+    uint32_t v = set ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE;
+    if (flags & FASTSYNC_SHARED) v |= FASTSYNC__EV_SHARED;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    atomic_store_explicit(&e->state, v, memory_order_relaxed);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_event_destroy(fastsync_event_t *e)
+{
+    /* Nothing to release. A waiter cannot be told apart from one that timed out (both leave
+     * BUSY), so there is no EBUSY: destroying with threads inside wait is the caller's bug. */
+    (void)e;
+    return 0;
+}
+
+FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
+{
+    /* seq_cst fence: the setter's half of the reset/check handshake; pairs with the fence
+     * at the end of fastsync_event_reset (see above). */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* relaxed: the fence above orders it; SET seen means nothing to do. */
+    uint32_t old = atomic_load_explicit(&e->state, memory_order_relaxed);
+    do {
+        if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return;
+        /* release: pairs with the acquire load/CAS in wait and is_set that reads this SET or
+         * a later value of the word. failure relaxed: loop. */
+    } while (!atomic_compare_exchange_weak_explicit(
+        &e->state, &old, ((old & ~FASTSYNC__EV_STATE) + FASTSYNC__EV_GEN_ONE) | FASTSYNC__EV_SET,
+        memory_order_release, memory_order_relaxed));
+    /* From here on `e` may be gone: only its address is used. */
+    if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY)
+        fastsync__futex_wake((void *)&e->state, INT_MAX, fastsync__ev_shared(old));
+}
+
+FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
+{
+    /* relaxed RMW: SET -> FREE, others unchanged; ordering comes from the fence below. */
+    atomic_fetch_or_explicit(&e->state, FASTSYNC__EV_FREE, memory_order_relaxed);
+    /* seq_cst fence: orders the reset before the caller's next check of its condition;
+     * pairs with the fence at the start of fastsync_event_set. */
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
+{
+    /* acquire: pairs with the release CAS in fastsync_event_set. */
+    return fastsync__ev_state(atomic_load_explicit(&e->state, memory_order_acquire)) ==
+           FASTSYNC__EV_SET;
+}
+
+/* The slow path of every event wait, entered with `old` (read with acquire) not SET.
+ * Returns 0 once the event is seen set or a set happened since `old`; ETIMEDOUT. */
+FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, clockid_t clock,
+                                           const struct timespec *abstime)
+{
+    const uint32_t gen = old & FASTSYNC__EV_GEN;
+    bool timed_out = false;
+    for (;;) {
+        if (fastsync__ev_state(old) == FASTSYNC__EV_SET || (old & FASTSYNC__EV_GEN) != gen)
+            return 0;
+        if (timed_out) return ETIMEDOUT;
+        if (fastsync__ev_state(old) == FASTSYNC__EV_FREE) {
+            /* FREE -> BUSY: tell set there is someone to wake. On failure `old` may be a SET
+             * to return on: acquire pairs with set's release CAS. (Success needs no order:
+             * the handshake with set is carried by this one word, whose RMWs are totally
+             * ordered; C11 just forbids a failure order stronger than the success order.) */
+            uint32_t busy = old | FASTSYNC__EV_BUSY;
+            if (!atomic_compare_exchange_strong_explicit(&e->state, &old, busy,
+                                                         memory_order_acquire, memory_order_acquire))
+                continue;
+            old = busy;
+        }
+        timed_out = fastsync__futex_wait((void *)&e->state, old, fastsync__ev_shared(old), clock,
+                                         abstime) == ETIMEDOUT;
+        /* acquire: pairs with the release CAS in fastsync_event_set. */
+        old = atomic_load_explicit(&e->state, memory_order_acquire);
+    }
+}
+
+FASTSYNC_API void fastsync_event_wait(fastsync_event_t *e)
+{
+    /* acquire: pairs with the release CAS in fastsync_event_set. */
+    uint32_t old = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (fastsync__ev_state(old) != FASTSYNC__EV_SET)
+        (void)fastsync__event_wait_slow(e, old, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_event_clockwait(fastsync_event_t *e, clockid_t clock,
+                                          const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    /* acquire: pairs with the release CAS in fastsync_event_set. */
+    uint32_t old = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return 0;
+    r = fastsync__deadline_check(clock, abstime);
+    if (r != 0) return r;
+    return fastsync__event_wait_slow(e, old, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct timespec *abs_monotonic)
+{
+    return fastsync_event_clockwait(e, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* !__OS2__ */
+#endif /* FASTSYNC_H */
