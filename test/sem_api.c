@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* sem_api: every semaphore function's results and exact error codes, and that no failure
+ * path leaves a waiter registered (destroy says EBUSY while one is). */
+#include "harness.h"
+
+static struct timespec ts(time_t sec, long nsec)
+{
+    struct timespec t;
+    t.tv_sec = sec;
+    t.tv_nsec = nsec;
+    return t;
+}
+
+static void *wait_once(void *p)
+{
+    fastsync_sem_wait((fastsync_sem_t *)p);
+    return NULL;
+}
+
+int main(void)
+{
+    test_init();
+    fastsync_sem_t s;
+
+    ok(sizeof(fastsync_sem_t) <= 8, "sizeof(fastsync_sem_t) = %zu <= 8", sizeof(fastsync_sem_t));
+
+    /* init limits and flags */
+    is_int(fastsync_sem_init(&s, FASTSYNC_SEM_VALUE_MAX, 0), 0, "init at FASTSYNC_SEM_VALUE_MAX");
+    is_int(fastsync_sem_getvalue(&s), FASTSYNC_SEM_VALUE_MAX, "getvalue = FASTSYNC_SEM_VALUE_MAX");
+    is_int(fastsync_sem_init(&s, (unsigned)FASTSYNC_SEM_VALUE_MAX + 1, 0), EINVAL, "init above the max: EINVAL");
+    is_int(fastsync_sem_init(&s, 0, 2), EINVAL, "init with an unknown flag: EINVAL");
+    is_int(fastsync_sem_init(&s, 0, -1), EINVAL, "init with all flags: EINVAL");
+    is_int(fastsync_sem_init(&s, 2, FASTSYNC_SHARED), 0, "init FASTSYNC_SHARED");
+    is_int(fastsync_sem_trywait(&s), 0, "shared: trywait takes a token");
+    is_int(fastsync_sem_getvalue(&s), 1, "shared: value 1 left");
+    is_int(fastsync_sem_destroy(&s), 0, "destroy an idle semaphore");
+
+    fastsync_sem_t st = FASTSYNC_SEM_INIT(3);
+    is_int(fastsync_sem_getvalue(&st), 3, "FASTSYNC_SEM_INIT(3) holds 3");
+    is_int(fastsync_sem_wait(&st), 0, "wait on a positive semaphore");
+    is_int(fastsync_sem_getvalue(&st), 2, "wait took one token");
+
+    /* trywait */
+    fastsync_sem_init(&s, 0, 0);
+    is_int(fastsync_sem_trywait(&s), EAGAIN, "trywait on 0: EAGAIN");
+    is_int(fastsync_sem_getvalue(&s), 0, "value still 0");
+
+    /* deadlines, on an empty semaphore: nothing sleeps */
+    unsigned long waits0 = test_kernel_waits();
+    struct timespec past = ts(1, 0), neg = ts(-5, 0), badn = ts(1, 1000000000L), negn = ts(1, -1);
+    is_int(fastsync_sem_timedwait(&s, &past), ETIMEDOUT, "timedwait, deadline past: ETIMEDOUT");
+    is_int(fastsync_sem_timedwait(&s, &neg), ETIMEDOUT, "timedwait, negative tv_sec: ETIMEDOUT");
+    is_int(fastsync_sem_timedwait(&s, &badn), EINVAL, "timedwait, tv_nsec = 1e9: EINVAL");
+    is_int(fastsync_sem_timedwait(&s, &negn), EINVAL, "timedwait, tv_nsec < 0: EINVAL");
+    is_int(fastsync_sem_timedwait(&s, NULL), EINVAL, "timedwait, NULL deadline: EINVAL");
+    is_int(fastsync_sem_clockwait(&s, CLOCK_REALTIME, &past), ETIMEDOUT, "clockwait REALTIME, past: ETIMEDOUT");
+    is_int(fastsync_sem_clockwait(&s, CLOCK_MONOTONIC, &past), ETIMEDOUT, "clockwait MONOTONIC, past: ETIMEDOUT");
+    is_int(fastsync_sem_clockwait(&s, CLOCK_PROCESS_CPUTIME_ID, &past), EINVAL, "clockwait, CPU-time clock: EINVAL");
+    is_int(fastsync_sem_clockwait(&s, CLOCK_BOOTTIME, &past), EINVAL, "clockwait, CLOCK_BOOTTIME: EINVAL");
+    is_int(fastsync_sem_clockwait(&s, CLOCK_REALTIME, NULL), EINVAL, "clockwait, NULL deadline: EINVAL");
+    is_int(test_kernel_waits() - waits0, 0, "no futex wait for a past or malformed deadline");
+    is_int(fastsync_sem_destroy(&s), 0, "no waiter left registered after the failed waits");
+
+    /* a deadline is checked only when the call would block */
+    fastsync_sem_post(&s);
+    is_int(fastsync_sem_timedwait(&s, &past), 0, "past deadline, token there: 0");
+    fastsync_sem_post(&s);
+    is_int(fastsync_sem_timedwait(&s, &badn), 0, "bad tv_nsec, token there: 0 (checked only when blocking)");
+    fastsync_sem_post(&s);
+    is_int(fastsync_sem_timedwait(&s, &neg), 0, "negative tv_sec, token there: 0");
+    fastsync_sem_post(&s);
+    is_int(fastsync_sem_clockwait(&s, CLOCK_BOOTTIME, &past), EINVAL, "unknown clock, token there: still EINVAL");
+    is_int(fastsync_sem_getvalue(&s), 1, "the EINVAL took no token");
+    is_int(fastsync_sem_trywait(&s), 0, "token still there");
+
+    /* a real timeout through the kernel, and errno untouched */
+    errno = 1234;
+    struct timespec soon = fastsync_deadline_in(2000000);
+    is_int(fastsync_sem_timedwait(&s, &soon), ETIMEDOUT, "timedwait 2 ms on 0: ETIMEDOUT");
+    is_int(errno, 1234, "errno untouched");
+    is_int(fastsync_sem_destroy(&s), 0, "no waiter left registered after a timeout");
+    is_int(fastsync_sem_getvalue(&s), 0, "value 0 after the timeout");
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    rt.tv_nsec += 2000000;
+    if (rt.tv_nsec >= 1000000000L) { rt.tv_sec++; rt.tv_nsec -= 1000000000L; }
+    is_int(fastsync_sem_clockwait(&s, CLOCK_REALTIME, &rt), ETIMEDOUT, "clockwait REALTIME 2 ms: ETIMEDOUT");
+    is_int(fastsync_sem_destroy(&s), 0, "no waiter left registered after a REALTIME timeout");
+
+    /* deadline_in: UINT64_MAX ns is 584 years; with a 32-bit time_t it saturates */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec far = fastsync_deadline_in(UINT64_MAX);
+    bool saturated = sizeof(time_t) < 8 && far.tv_sec == (time_t)INT32_MAX && far.tv_nsec == 999999999L;
+    bool exact = sizeof(time_t) >= 8 && far.tv_sec - now.tv_sec >= 18446744073 &&
+                 far.tv_sec - now.tv_sec <= 18446744075 && far.tv_nsec >= 0 && far.tv_nsec < 1000000000L;
+    ok(saturated || exact, "deadline_in(UINT64_MAX) = now + 584 years, or saturated (tv_sec %lld)",
+       (long long)far.tv_sec);
+    struct timespec in1 = fastsync_deadline_in(1000000000u);
+    ok(in1.tv_sec == now.tv_sec + 1 || in1.tv_sec == now.tv_sec + 2, "deadline_in(1 s) is about now + 1 s");
+    ok(in1.tv_nsec >= 0 && in1.tv_nsec < 1000000000L, "deadline_in gives a normalized tv_nsec");
+    fastsync_sem_post(&s);
+    is_int(fastsync_sem_timedwait(&s, &far), 0, "timedwait with the saturated deadline takes a token");
+
+    /* post limits */
+    fastsync_sem_init(&s, FASTSYNC_SEM_VALUE_MAX, 0);
+    is_int(fastsync_sem_post(&s), EOVERFLOW, "post at the max: EOVERFLOW");
+    is_int(fastsync_sem_getvalue(&s), FASTSYNC_SEM_VALUE_MAX, "value unchanged");
+    fastsync_sem_init(&s, FASTSYNC_SEM_VALUE_MAX - 3, 0);
+    is_int(fastsync_sem_post_n(&s, 4), EOVERFLOW, "post_n past the max: EOVERFLOW");
+    is_int(fastsync_sem_getvalue(&s), FASTSYNC_SEM_VALUE_MAX - 3, "post_n added nothing");
+    is_int(fastsync_sem_post_n(&s, 3), 0, "post_n up to the max");
+    is_int(fastsync_sem_getvalue(&s), FASTSYNC_SEM_VALUE_MAX, "value at the max");
+    is_int(fastsync_sem_post_n(&s, UINT_MAX), EOVERFLOW, "post_n(UINT_MAX): EOVERFLOW");
+    fastsync_sem_init(&s, 0, 0);
+    is_int(fastsync_sem_post_n(&s, 0), 0, "post_n(0) is a no-op");
+    is_int(fastsync_sem_post_n(&s, 5), 0, "post_n(5)");
+    is_int(fastsync_sem_getvalue(&s), 5, "value 5");
+    is_int(fastsync_sem_post_n(&s, (unsigned)FASTSYNC_SEM_VALUE_MAX), EOVERFLOW, "post_n(max) on 5: EOVERFLOW");
+    int taken = 0;
+    while (fastsync_sem_trywait(&s) == 0) taken++;
+    is_int(taken, 5, "trywait took exactly 5 tokens");
+
+    /* destroy says EBUSY while a waiter is registered */
+    fastsync_sem_init(&s, 0, 0);
+    test_watchdog_start(NULL, NULL);
+    pthread_t t = test_thread_start(wait_once, &s);
+    uint64_t end = test_box_end(10000);
+    int busy = 0;
+    while (test_box_open(end) && (busy = fastsync_sem_destroy(&s)) != EBUSY) test_sleep_ns(100000);
+    is_int(busy, EBUSY, "destroy with a blocked waiter: EBUSY");
+    is_int(fastsync_sem_post(&s), 0, "post to the blocked waiter");
+    test_thread_join(t);
+    test_watchdog_stop();
+    is_int(fastsync_sem_destroy(&s), 0, "destroy once the waiter left: 0");
+    is_int(fastsync_sem_getvalue(&s), 0, "the waiter took the token");
+
+    return done_testing();
+}
