@@ -231,6 +231,10 @@ FASTSYNC_API void fastsync__futex_wake(void *word, int n, int shared)
     FASTSYNC_FUTEX_WAKE(word, n, shared);
 }
 
+/* The futex layer takes a word's address as a plain pointer: the kernel reads the word,
+ * C code never does through it. (Through uintptr_t: a direct cast would drop _Atomic.) */
+#define FASTSYNC__FUTEX_ADDR(p) ((void *)(uintptr_t)(p))
+
 /* A hint to the CPU inside a spin loop (lets the sibling hyperthread run, saves power). */
 FASTSYNC_API void fastsync__cpu_relax(void)
 {
@@ -322,7 +326,11 @@ typedef struct fastsync_sem {
     _Atomic(uint64_t) state; /* private: use the functions */
 } fastsync_sem_t;
 
+#ifdef __cplusplus
+#define FASTSYNC_SEM_INIT(n) { static_cast<uint64_t>(n) }
+#else
 #define FASTSYNC_SEM_INIT(n) { (uint64_t)(n) }
+#endif
 
 #define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
 #define FASTSYNC__SEM_WAITER ((uint64_t)1 << 32)             /* one registered waiter */
@@ -337,9 +345,9 @@ FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SH
 FASTSYNC_API void *fastsync__sem_futex(fastsync_sem_t *s)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return (uint32_t *)(void *)&s->state + 1;
+    return (uint32_t *)FASTSYNC__FUTEX_ADDR(&s->state) + 1;
 #else
-    return (void *)&s->state;
+    return FASTSYNC__FUTEX_ADDR(&s->state);
 #endif
 }
 
@@ -564,7 +572,7 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
         memory_order_release, memory_order_relaxed));
     /* From here on `e` may be gone: only its address is used. */
     if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY)
-        fastsync__futex_wake((void *)&e->state, INT_MAX, fastsync__ev_shared(old));
+        fastsync__futex_wake(FASTSYNC__FUTEX_ADDR(&e->state), INT_MAX, fastsync__ev_shared(old));
 }
 
 FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
@@ -605,7 +613,7 @@ FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, cl
                 continue;
             old = busy;
         }
-        timed_out = fastsync__futex_wait((void *)&e->state, old, fastsync__ev_shared(old), clock,
+        timed_out = fastsync__futex_wait(FASTSYNC__FUTEX_ADDR(&e->state), old, fastsync__ev_shared(old), clock,
                                          abstime) == ETIMEDOUT;
         /* acquire: pairs with the release CAS in fastsync_event_set. */
         old = atomic_load_explicit(&e->state, memory_order_acquire);
