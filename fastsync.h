@@ -148,6 +148,10 @@ long syscall(long number, ...);
 #endif
 
 #ifdef __cplusplus
+/* The code is C: C casts are its idiom, not a slip, in projects that warn about them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wzero-as-null-pointer-constant"
 extern "C" {
 #endif
 
@@ -648,6 +652,7 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
 
 #ifdef __cplusplus
 }
+#pragma GCC diagnostic pop
 #endif
 
 #endif /* !__OS2__ */

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
+# errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++23), and the
+# program using every function runs. A missing compiler is a TAP skip, never a silent pass.
+set -u
+src=${1:?usage: single_header.sh SOURCE_ROOT}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cp "$src/fastsync.h" "$dir/"
+cat > "$dir/use.c" <<'EOC'
+#include "fastsync.h"
+#include <stdio.h>
+
+static fastsync_sem_t gs = FASTSYNC_SEM_INIT(1);
+static fastsync_event_t ge = FASTSYNC_EVENT_INIT(false);
+
+int main(void)
+{
+    fastsync_sem_t s;
+    fastsync_event_t e;
+    int bad = 0;
+    bad |= fastsync_sem_init(&s, 0, FASTSYNC_SHARED) != 0;
+    bad |= fastsync_sem_post(&s) != 0 || fastsync_sem_post_n(&s, 2) != 0;
+    bad |= fastsync_sem_wait(&s) != 0 || fastsync_sem_trywait(&s) != 0;
+    struct timespec d = fastsync_deadline_in(1000);
+    bad |= fastsync_sem_timedwait(&s, &d) != 0;
+    bad |= fastsync_sem_clockwait(&s, CLOCK_REALTIME, &d) != ETIMEDOUT;
+    bad |= fastsync_sem_getvalue(&s) != 0 || fastsync_sem_destroy(&s) != 0;
+    bad |= fastsync_sem_wait(&gs) != 0;
+    bad |= fastsync_event_init(&e, false, 0) != 0 || fastsync_event_is_set(&e);
+    fastsync_event_set(&e);
+    fastsync_event_wait(&e);
+    bad |= fastsync_event_timedwait(&e, &d) != 0;
+    fastsync_event_reset(&e);
+    bad |= fastsync_event_clockwait(&e, CLOCK_MONOTONIC, &d) != ETIMEDOUT;
+    bad |= fastsync_event_destroy(&e) != 0;
+    fastsync_event_set(&ge);
+    bad |= !fastsync_event_is_set(&ge);
+    bad |= sizeof(fastsync_sem_t) > 8 || sizeof(fastsync_event_t) > 8;
+    printf("%s\n", bad ? "FAIL" : "fine");
+    return bad;
+}
+EOC
+cp "$dir/use.c" "$dir/use.cpp"
+
+warn="-Wall -Wextra -Wpedantic -Werror -Wconversion -Wsign-conversion -Wshadow -Wcast-qual -Wundef"
+cwarn="$warn -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition"
+cxxwarn="$warn -Wold-style-cast -Wzero-as-null-pointer-constant"
+n=0
+fail=0
+check() { # name compiler args...
+    local name=$1; shift
+    n=$((n + 1))
+    if ! command -v "$1" >/dev/null 2>&1; then
+        echo "ok $n - $name # SKIP $1 not installed"
+        return
+    fi
+    local out
+    if out=$(cd "$dir" && "$@" -o "$dir/prog" 2>&1 && "$dir/prog" 2>&1); then
+        echo "ok $n - $name"
+    else
+        echo "not ok $n - $name"
+        printf '%s\n' "$out" | sed 's/^/# /' | head -n 20
+        fail=1
+    fi
+}
+for opt in -O0 -O2; do
+    check "gcc -std=c11 $opt, fastsync.h alone" gcc -std=c11 $opt $cwarn -pthread use.c
+    check "clang -std=c11 $opt, fastsync.h alone" clang -std=c11 $opt $cwarn -pthread use.c
+    check "musl-gcc -std=c11 $opt (no linux/futex.h)" musl-gcc -std=c11 $opt $cwarn -static use.c
+    check "g++ -std=c++23 $opt" g++ -std=c++23 $opt $cxxwarn -pthread use.cpp
+    check "clang++ -std=c++2b $opt" clang++ -std=c++2b $opt $cxxwarn -pthread use.cpp
+done
+check "gcc -std=gnu11 (default feature macros)" gcc -std=gnu11 $cwarn -pthread use.c
+check "gcc -std=c11 -D_POSIX_C_SOURCE=200809L" gcc -std=c11 -D_POSIX_C_SOURCE=200809L $cwarn -pthread use.c
+echo "1..$n"
+exit $fail
