@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* event_api: every event function's results and exact error codes, the deadline rules of
+ * timedwait/clockwait, and the promised syscall economy (set before wait, set on a set
+ * event, reset on a reset event: no futex call), counted by the harness's futex layer. */
+#include "harness.h"
+
+static struct timespec ts(time_t sec, long nsec)
+{
+    struct timespec t;
+    t.tv_sec = sec;
+    t.tv_nsec = nsec;
+    return t;
+}
+
+static uint64_t ts_ns(struct timespec t) { return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec; }
+
+static uint64_t realtime_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return ts_ns(t);
+}
+
+static unsigned long syscalls(void) { return test_kernel_waits() + test_kernel_wakes(); }
+
+/* A thread blocked in one wait, for the tests that need a real sleeper. */
+struct sleeper {
+    fastsync_event_t *e;
+    bool timed;
+    _Atomic int ret; /* -1 while inside the wait */
+    int errno_after;
+};
+
+static void *sleeper_main(void *p)
+{
+    struct sleeper *s = (struct sleeper *)p;
+    errno = 4321;
+    int r = 0;
+    if (s->timed) {
+        struct timespec far = fastsync_deadline_in(60000000000u);
+        r = fastsync_event_timedwait(s->e, &far);
+    } else {
+        fastsync_event_wait(s->e);
+    }
+    s->errno_after = errno;
+    /* release: pairs with the acquire load in main that reads the result. */
+    atomic_store_explicit(&s->ret, r, memory_order_release);
+    return NULL;
+}
+
+static fastsync_event_t *dump_event;
+
+static void dump(void *arg)
+{
+    struct sleeper *s = (struct sleeper *)arg;
+    /* relaxed: a diagnostic snapshot. */
+    if (s) diag("sleeper ret %d (-1: still inside the wait)", atomic_load_explicit(&s->ret, memory_order_relaxed));
+    if (dump_event)
+        diag("event word 0x%08" PRIx32, atomic_load_explicit(&dump_event->state, memory_order_relaxed));
+}
+
+/* Blocks one thread in wait (or a 60 s timedwait) on a reset event, then sets it from here:
+ * the thread must return 0 after exactly one FUTEX_WAKE. */
+static void wake_one_sleeper(int flags, bool timed)
+{
+    fastsync_event_t e;
+    fastsync_event_init(&e, false, flags);
+    dump_event = &e;
+    struct sleeper s = { &e, timed, -1, 0 };
+    char m[32];
+    snprintf(m, sizeof m, "%s%s", flags ? "shared " : "", timed ? "timedwait" : "wait");
+    test_watchdog_start(dump, &s);
+    unsigned long w0 = test_kernel_waits();
+    pthread_t t = test_thread_start(sleeper_main, &s);
+    uint64_t end = test_box_end(10000);
+    while (test_box_open(end) && test_kernel_waits() == w0) test_sleep_ns(100000);
+    test_sleep_ns(5000000); /* let it reach the kernel */
+    /* acquire: pairs with the release store in sleeper_main. */
+    is_int(atomic_load_explicit(&s.ret, memory_order_acquire), -1,
+           "%s: the sleeper blocks on a reset event", m);
+    unsigned long k0 = test_kernel_wakes();
+    errno = 1234;
+    fastsync_event_set(&e);
+    is_int(errno, 1234, "%s: set with a sleeper: errno untouched", m);
+    test_thread_join(t);
+    test_watchdog_stop();
+    is_int(test_kernel_wakes() - k0, 1, "%s: set with a sleeper: exactly one FUTEX_WAKE", m);
+    is_int(atomic_load_explicit(&s.ret, memory_order_acquire), 0, "%s: the sleeper returned 0", m);
+    is_int(s.errno_after, 4321, "%s: the sleeper's errno untouched", m);
+    ok(fastsync_event_is_set(&e), "%s: the event stays set after waking", m);
+    k0 = test_kernel_wakes();
+    fastsync_event_set(&e);
+    is_int(test_kernel_wakes() - k0, 0, "%s: a second set: no FUTEX_WAKE", m);
+    dump_event = NULL;
+}
+
+int main(void)
+{
+    test_init();
+    fastsync_event_t e;
+
+    ok(sizeof(fastsync_event_t) <= 8, "sizeof(fastsync_event_t) = %zu <= 8", sizeof(fastsync_event_t));
+    is_int(sizeof(fastsync_event_t), 4, "sizeof(fastsync_event_t) is 4, the shared flag included");
+
+    /* init and flags */
+    is_int(fastsync_event_init(&e, false, 2), EINVAL, "init with an unknown flag: EINVAL");
+    is_int(fastsync_event_init(&e, true, -1), EINVAL, "init with all flags: EINVAL");
+    is_int(fastsync_event_init(&e, false, FASTSYNC_SHARED | 8), EINVAL, "init FASTSYNC_SHARED plus an unknown flag: EINVAL");
+    is_int(fastsync_event_init(&e, false, 0), 0, "init reset, private");
+    ok(!fastsync_event_is_set(&e), "init(false): not set");
+    is_int(fastsync_event_init(&e, true, 0), 0, "init set, private");
+    ok(fastsync_event_is_set(&e), "init(true): set");
+    is_int(fastsync_event_init(&e, true, FASTSYNC_SHARED), 0, "init set, FASTSYNC_SHARED");
+    ok(fastsync_event_is_set(&e), "init(true, SHARED): set");
+    is_int(fastsync_event_init(&e, false, FASTSYNC_SHARED), 0, "init reset, FASTSYNC_SHARED");
+    ok(!fastsync_event_is_set(&e), "init(false, SHARED): not set");
+    fastsync_event_set(&e);
+    ok(fastsync_event_is_set(&e), "shared: set");
+    fastsync_event_reset(&e);
+    ok(!fastsync_event_is_set(&e), "shared: reset");
+    is_int(fastsync_event_destroy(&e), 0, "destroy a shared event");
+
+    fastsync_event_t es = FASTSYNC_EVENT_INIT(true), er = FASTSYNC_EVENT_INIT(false);
+    const fastsync_event_t *ces = &es;
+    ok(fastsync_event_is_set(ces), "FASTSYNC_EVENT_INIT(true): set (is_set on a const pointer)");
+    ok(!fastsync_event_is_set(&er), "FASTSYNC_EVENT_INIT(false): not set");
+    fastsync_event_wait(&es);
+    ok(1, "wait on FASTSYNC_EVENT_INIT(true) returns");
+
+    /* set / reset / is_set */
+    fastsync_event_init(&e, false, 0);
+    fastsync_event_set(&e);
+    ok(fastsync_event_is_set(&e), "is_set after set");
+    fastsync_event_set(&e);
+    ok(fastsync_event_is_set(&e), "is_set after a second set");
+    fastsync_event_reset(&e);
+    ok(!fastsync_event_is_set(&e), "not set after reset");
+    fastsync_event_reset(&e);
+    ok(!fastsync_event_is_set(&e), "not set after a second reset");
+    is_int(fastsync_event_destroy(&e), 0, "destroy a reset event");
+    fastsync_event_init(&e, true, 0);
+    is_int(fastsync_event_destroy(&e), 0, "destroy a set event");
+
+    /* deadlines on a reset event: errors, and no futex call for any of them */
+    fastsync_event_init(&e, false, 0);
+    unsigned long s0 = syscalls();
+    struct timespec past = ts(1, 0), neg = ts(-5, 0), negbad = ts(-5, -1), badn = ts(1, 1000000000L),
+                    negn = ts(1, -1);
+    struct timespec badfuture = ts(fastsync_deadline_in(60000000000u).tv_sec, 1000000000L);
+    is_int(fastsync_event_timedwait(&e, NULL), EINVAL, "reset: timedwait, NULL deadline: EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_MONOTONIC, NULL), EINVAL, "reset: clockwait, NULL deadline: EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_PROCESS_CPUTIME_ID, &past), EINVAL, "reset: clockwait, CPU-time clock: EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_BOOTTIME, &past), EINVAL, "reset: clockwait, CLOCK_BOOTTIME: EINVAL");
+    is_int(fastsync_event_clockwait(&e, (clockid_t)-77, &past), EINVAL, "reset: clockwait, clock -77: EINVAL");
+    is_int(fastsync_event_timedwait(&e, &badn), EINVAL, "reset: timedwait, tv_nsec = 1e9: EINVAL");
+    is_int(fastsync_event_timedwait(&e, &negn), EINVAL, "reset: timedwait, tv_nsec < 0: EINVAL");
+    is_int(fastsync_event_timedwait(&e, &badfuture), EINVAL, "reset: timedwait, future tv_sec, tv_nsec = 1e9: EINVAL");
+    is_int(fastsync_event_timedwait(&e, &negbad), EINVAL, "reset: timedwait, tv_sec < 0 and tv_nsec < 0: EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &badn), EINVAL, "reset: clockwait REALTIME, tv_nsec = 1e9: EINVAL");
+    is_int(fastsync_event_timedwait(&e, &past), ETIMEDOUT, "reset: timedwait, deadline past: ETIMEDOUT");
+    is_int(fastsync_event_timedwait(&e, &neg), ETIMEDOUT, "reset: timedwait, negative tv_sec: ETIMEDOUT");
+    is_int(fastsync_event_clockwait(&e, CLOCK_MONOTONIC, &past), ETIMEDOUT, "reset: clockwait MONOTONIC, past: ETIMEDOUT");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &past), ETIMEDOUT, "reset: clockwait REALTIME, past: ETIMEDOUT");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &neg), ETIMEDOUT, "reset: clockwait REALTIME, negative tv_sec: ETIMEDOUT");
+    struct timespec nowm;
+    clock_gettime(CLOCK_MONOTONIC, &nowm);
+    is_int(fastsync_event_timedwait(&e, &nowm), ETIMEDOUT, "reset: timedwait, deadline = now: ETIMEDOUT");
+    is_int(syscalls() - s0, 0, "no futex call for a past, malformed or refused deadline");
+    ok(!fastsync_event_is_set(&e), "the failed waits left the event reset");
+
+    /* the same deadlines on a set event: only NULL and the clock are checked */
+    fastsync_event_set(&e);
+    s0 = syscalls();
+    is_int(fastsync_event_timedwait(&e, NULL), EINVAL, "set: timedwait, NULL deadline: still EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, NULL), EINVAL, "set: clockwait, NULL deadline: still EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_BOOTTIME, &past), EINVAL, "set: clockwait, CLOCK_BOOTTIME: still EINVAL");
+    is_int(fastsync_event_clockwait(&e, CLOCK_THREAD_CPUTIME_ID, &past), EINVAL, "set: clockwait, CPU-time clock: still EINVAL");
+    is_int(fastsync_event_timedwait(&e, &badn), 0, "set: timedwait, tv_nsec = 1e9: 0 (checked only when blocking)");
+    is_int(fastsync_event_timedwait(&e, &negn), 0, "set: timedwait, tv_nsec < 0: 0");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &badn), 0, "set: clockwait REALTIME, tv_nsec = 1e9: 0");
+    is_int(fastsync_event_timedwait(&e, &past), 0, "set: timedwait, deadline past: 0");
+    is_int(fastsync_event_timedwait(&e, &neg), 0, "set: timedwait, negative tv_sec: 0");
+    is_int(fastsync_event_clockwait(&e, CLOCK_MONOTONIC, &past), 0, "set: clockwait MONOTONIC, past: 0");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &past), 0, "set: clockwait REALTIME, past: 0");
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &neg), 0, "set: clockwait REALTIME, negative tv_sec: 0");
+    is_int(syscalls() - s0, 0, "no futex call for waits on a set event");
+    ok(fastsync_event_is_set(&e), "waits do not consume the set state");
+
+    /* the syscall economy, one thread, no sleeper */
+    fastsync_event_init(&e, false, 0);
+    s0 = syscalls();
+    fastsync_event_reset(&e);
+    is_int(syscalls() - s0, 0, "reset on a reset event: no syscall");
+    fastsync_event_set(&e);
+    is_int(syscalls() - s0, 0, "set on a reset event nobody waits on: no syscall");
+    fastsync_event_set(&e);
+    is_int(syscalls() - s0, 0, "set on a set event: no syscall");
+    fastsync_event_wait(&e);
+    is_int(syscalls() - s0, 0, "set before wait: wait returns without a syscall");
+    fastsync_event_reset(&e);
+    is_int(syscalls() - s0, 0, "reset on a set event: no syscall");
+    for (int flags = 0; flags <= FASTSYNC_SHARED; flags++) {
+        fastsync_event_init(&e, false, flags);
+        s0 = syscalls();
+        long rounds = 100000, bad = 0;
+        for (long i = 0; i < rounds; i++) {
+            fastsync_event_set(&e);
+            fastsync_event_set(&e);
+            fastsync_event_wait(&e);
+            if (fastsync_event_timedwait(&e, &past) != 0) bad++;
+            if (!fastsync_event_is_set(&e)) bad++;
+            fastsync_event_reset(&e);
+            fastsync_event_reset(&e);
+            if (fastsync_event_timedwait(&e, &past) != ETIMEDOUT) bad++;
+            if (fastsync_event_is_set(&e)) bad++;
+        }
+        is_int(bad, 0, "%s: %ld set/set/wait/reset/reset rounds give the right answers", flags ? "shared" : "private", rounds);
+        is_int(syscalls() - s0, 0, "%s: ... and make no syscall", flags ? "shared" : "private");
+    }
+
+    /* a real timeout through the kernel: never early, not absurdly late, errno untouched */
+    fastsync_event_init(&e, false, 0);
+    errno = 1234;
+    unsigned long w0 = test_kernel_waits();
+    struct timespec soon = fastsync_deadline_in(2000000);
+    is_int(fastsync_event_timedwait(&e, &soon), ETIMEDOUT, "timedwait 2 ms on a reset event: ETIMEDOUT");
+    uint64_t after = test_now_ns();
+    is_int(errno, 1234, "errno untouched by the timeout");
+    ok(test_kernel_waits() - w0 >= 1, "the timeout slept in the kernel (%lu futex waits)", test_kernel_waits() - w0);
+    ok(after >= ts_ns(soon), "the timeout is not early");
+    ok(after - ts_ns(soon) < 2000000000u, "the timeout is not absurdly late (%.3f ms after the deadline)",
+       (double)(after - ts_ns(soon)) / 1e6);
+    ok(!fastsync_event_is_set(&e), "still reset after the timeout");
+    /* a second timeout with the state a timed-out waiter leaves behind */
+    soon = fastsync_deadline_in(2000000);
+    is_int(fastsync_event_timedwait(&e, &soon), ETIMEDOUT, "a second 2 ms timedwait: ETIMEDOUT");
+    ok(test_now_ns() >= ts_ns(soon), "the second timeout is not early");
+
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    rt.tv_nsec += 2000000;
+    if (rt.tv_nsec >= 1000000000L) { rt.tv_sec++; rt.tv_nsec -= 1000000000L; }
+    errno = 1234;
+    is_int(fastsync_event_clockwait(&e, CLOCK_REALTIME, &rt), ETIMEDOUT, "clockwait REALTIME 2 ms: ETIMEDOUT");
+    ok(realtime_ns() >= ts_ns(rt), "the REALTIME timeout is not early");
+    is_int(errno, 1234, "errno untouched by the REALTIME timeout");
+
+    /* the waiters that timed out are gone: set wakes nobody, at most one wasted FUTEX_WAKE */
+    unsigned long k0 = test_kernel_wakes();
+    errno = 1234;
+    fastsync_event_set(&e);
+    ok(test_kernel_wakes() - k0 <= 1, "set after timeouts: at most one FUTEX_WAKE (%lu)", test_kernel_wakes() - k0);
+    is_int(errno, 1234, "errno untouched by set");
+    ok(fastsync_event_is_set(&e), "set after timeouts: set");
+    fastsync_event_reset(&e);
+    k0 = test_kernel_wakes();
+    fastsync_event_set(&e);
+    is_int(test_kernel_wakes() - k0, 0, "the next set/reset cycle with no waiter: no FUTEX_WAKE");
+
+    /* shared event, timeout */
+    fastsync_event_init(&e, false, FASTSYNC_SHARED);
+    soon = fastsync_deadline_in(2000000);
+    is_int(fastsync_event_timedwait(&e, &soon), ETIMEDOUT, "shared: timedwait 2 ms: ETIMEDOUT");
+    ok(test_now_ns() >= ts_ns(soon), "shared: the timeout is not early");
+
+    /* a real sleeper woken by set, private and shared, wait and timedwait */
+    wake_one_sleeper(0, false);
+    wake_one_sleeper(0, true);
+    wake_one_sleeper(FASTSYNC_SHARED, false);
+    wake_one_sleeper(FASTSYNC_SHARED, true);
+
+    return done_testing();
+}
