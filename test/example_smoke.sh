@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# example_smoke.sh NAME SRCROOT BINARY EXPECTED_LINE
+# Smoke test of one example, in TAP:
+#   1. it compiles exactly as README.md says, with plain `cc -std=c11 -pthread -I<root>`
+#      (the compiler from $CC, else cc);
+#   2. the meson-built BINARY exits with status 0 within the time limit,
+#   3. and prints EXPECTED_LINE (a whole line);
+#   4. the binary from step 1 does the same.
+set -u
+
+if [ $# -ne 4 ]; then
+    echo "usage: $0 NAME SRCROOT BINARY EXPECTED_LINE" >&2
+    exit 2
+fi
+name=$1 root=$2 bin=$3 expect=$4
+cc=${CC:-cc}
+limit=${EXAMPLE_TIMEOUT:-60}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fastsync-example.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+echo "1..4"
+n=0 failed=0
+point() { # point PASS DESCRIPTION
+    n=$((n + 1))
+    if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+diag_file() { sed 's/^/# /' "$1"; }
+
+# 1. compile as a user would
+read -r -a ccwords <<<"$cc" # CC may carry words of its own ("ccache gcc", "gcc -m32")
+cmd=("${ccwords[@]}" -std=c11 -pthread "-I$root" "$root/examples/$name.c" -o "$tmp/$name")
+"${cmd[@]}" >"$tmp/cc.log" 2>&1
+built=$?
+point $built "$name: builds with: $cc -std=c11 -pthread -I<root> <root>/examples/$name.c"
+[ $built = 0 ] || { echo "# ${cmd[*]}"; diag_file "$tmp/cc.log"; }
+
+# run BINARY LABEL: exit status and the expected line (points 2 and 3)
+run() {
+    timeout -k 5 "$limit" "$1" >"$tmp/out" 2>&1
+    local status=$?
+    diag_file "$tmp/out"
+    if [ $status = 124 ] || [ $status = 137 ]; then echo "# timed out after $limit s"; fi
+    status_ok=1
+    [ $status = 0 ] && status_ok=0
+    line_ok=1
+    grep -qxF -- "$expect" "$tmp/out" && line_ok=0
+    [ $line_ok = 0 ] || echo "# expected the line: $expect"
+    run_status=$status
+}
+
+run "$bin"
+point $status_ok "$name (meson build): exits with status 0 (got $run_status)"
+point $line_ok "$name (meson build): prints \"$expect\""
+
+if [ $built = 0 ]; then
+    run "$tmp/$name"
+    both=1
+    [ $status_ok = 0 ] && [ $line_ok = 0 ] && both=0
+    point $both "$name (plain cc build): exits 0 (got $run_status) and prints the expected line"
+else
+    n=$((n + 1))
+    echo "ok $n - $name (plain cc build): not run # SKIP it did not build"
+fi
+exit $failed
