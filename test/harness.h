@@ -43,8 +43,6 @@
 
 #include "tap.h"
 
-static _Atomic(unsigned long) test_waits_made, test_wakes_made;
-
 static inline uint64_t test_seed(void);
 static inline uint64_t test_rand(uint64_t *state);
 static inline uint64_t test_stream(unsigned i);
@@ -55,6 +53,7 @@ static inline uint64_t test_stream(unsigned i);
 static inline unsigned long test_kernel_waits(void) { return os2dbl_sem_waits(); }
 static inline unsigned long test_kernel_wakes(void) { return os2dbl_sem_posts(); }
 #else
+static _Atomic(unsigned long) test_waits_made, test_wakes_made;
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime);
 static inline void test_futex_wake(void *word, int n, int shared);
