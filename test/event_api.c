@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* event_api: every event function's results and exact error codes, the deadline rules of
- * timedwait/clockwait, and the promised syscall economy (set before wait, set on a set
- * event, reset on a reset event: no futex call), counted by the harness's futex layer. */
+ * timedwait/clockwait, the promised syscall economy (set before wait, set on a set event,
+ * reset on a reset event: no futex call), counted by the harness's futex layer, and
+ * FASTSYNC_SHARED events in MAP_SHARED memory waking a sleeper in another process. */
 #include "harness.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 static struct timespec ts(time_t sec, long nsec)
 {
@@ -85,6 +89,7 @@ static void wake_one_sleeper(int flags, bool timed)
     test_thread_join(t);
     test_watchdog_stop();
     is_int(test_kernel_wakes() - k0, 1, "%s: set with a sleeper: exactly one FUTEX_WAKE", m);
+    /* acquire: pairs with the release store in sleeper_main (also ordered by the join). */
     is_int(atomic_load_explicit(&s.ret, memory_order_acquire), 0, "%s: the sleeper returned 0", m);
     is_int(s.errno_after, 4321, "%s: the sleeper's errno untouched", m);
     ok(fastsync_event_is_set(&e), "%s: the event stays set after waking", m);
@@ -92,6 +97,38 @@ static void wake_one_sleeper(int flags, bool timed)
     fastsync_event_set(&e);
     is_int(test_kernel_wakes() - k0, 0, "%s: a second set: no FUTEX_WAKE", m);
     dump_event = NULL;
+}
+
+/* Parent and child each sleep once on a FASTSYNC_SHARED event in MAP_SHARED memory and
+ * are woken by the other process's set (a private futex would never reach them). */
+static void shared_across_fork(void)
+{
+    struct pingpong { fastsync_event_t to_child, to_parent; } *x;
+    x = (struct pingpong *)mmap(NULL, sizeof *x, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (x == MAP_FAILED) bail("mmap: %s", strerror(errno));
+    fastsync_event_init(&x->to_child, false, FASTSYNC_SHARED);
+    fastsync_event_init(&x->to_parent, false, FASTSYNC_SHARED);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) bail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        struct timespec d = fastsync_deadline_in(5000000000u);
+        int r = fastsync_event_timedwait(&x->to_child, &d);
+        test_sleep_ns(50000000); /* let the parent fall asleep */
+        fastsync_event_set(&x->to_parent);
+        _exit(r == 0 ? 0 : r == ETIMEDOUT ? 3 : 4);
+    }
+    test_sleep_ns(50000000); /* let the child fall asleep */
+    ok(!fastsync_event_is_set(&x->to_child), "shared across fork: the child sleeps on a reset event");
+    fastsync_event_set(&x->to_child);
+    struct timespec d = fastsync_deadline_in(5000000000u);
+    is_int(fastsync_event_timedwait(&x->to_parent, &d), 0, "shared across fork: the child's set woke the parent");
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) bail("waitpid: %s", strerror(errno));
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "shared across fork: the parent's set woke the child (exit status %d: 3 = timed out)",
+       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    munmap(x, sizeof *x);
 }
 
 int main(void)
@@ -268,6 +305,8 @@ int main(void)
     wake_one_sleeper(0, true);
     wake_one_sleeper(FASTSYNC_SHARED, false);
     wake_one_sleeper(FASTSYNC_SHARED, true);
+
+    shared_across_fork();
 
     return done_testing();
 }

@@ -87,6 +87,7 @@ int main(void)
         pthread_t t[NSLEEPERS];
         for (int i = 0; i < NSLEEPERS; i++) {
             g.s[i].kind = kind < NKINDS ? kind : i % NKINDS;
+            /* relaxed: the thread is not started yet; thread creation publishes it. */
             atomic_store_explicit(&g.s[i].state, ST_STARTING, memory_order_relaxed);
             g.s[i].ret = -1;
             t[i] = test_thread_start(sleeper_main, &g.s[i]);

@@ -83,7 +83,7 @@ static void *waiter_main(void *arg)
 {
     struct pair *pr = (struct pair *)arg;
     for (unsigned long round = 0; round == 0 || test_box_open(g.end); round++) {
-        atomic_store_explicit(&pr->w_rounds, round, memory_order_relaxed);
+        atomic_store_explicit(&pr->w_rounds, round, memory_order_relaxed); /* relaxed: dump only */
         at(&pr->w_at, W_ALLOC);
         unsigned r = (unsigned)test_rand(&pr->w_rng);
         int flags = r & 1 ? FASTSYNC_SHARED : 0;
@@ -144,7 +144,7 @@ static void *setter_main(void *arg)
         at(&pr->s_at, S_SET);
         fastsync_event_set(e);
         pr->sets++;
-        atomic_store_explicit(&pr->s_rounds, pr->sets, memory_order_relaxed);
+        atomic_store_explicit(&pr->s_rounds, pr->sets, memory_order_relaxed); /* relaxed: dump only */
     }
     at(&pr->s_at, S_DONE);
     return NULL;
@@ -156,13 +156,17 @@ static void dump(void *unused)
     diag("config %s, %d pairs, events %s", g.config ? g.config : "-", g.npairs, EV_MALLOC ? "malloc'd" : "mmap'd");
     for (int i = 0; i < g.npairs; i++) {
         struct pair *pr = &g.pairs[i];
-        /* relaxed: a diagnostic snapshot. The event word is not read: it may be unmapped. */
+        /* relaxed: a diagnostic snapshot. */
+        int w_at = atomic_load_explicit(&pr->w_at, memory_order_relaxed);
         diag("  pair %d: waiter round %lu (%s), setter %lu sets (%s), go semaphore 0x%016" PRIx64, i,
-             atomic_load_explicit(&pr->w_rounds, memory_order_relaxed),
-             w_where[atomic_load_explicit(&pr->w_at, memory_order_relaxed)],
+             atomic_load_explicit(&pr->w_rounds, memory_order_relaxed), w_where[w_at],
              atomic_load_explicit(&pr->s_rounds, memory_order_relaxed),
              s_where[atomic_load_explicit(&pr->s_at, memory_order_relaxed)],
              atomic_load_explicit(&pr->go.state, memory_order_relaxed));
+        /* The event word only while the waiter hangs in its wait: else it may be unmapped. */
+        fastsync_event_t *e = atomic_load_explicit(&pr->slot, memory_order_relaxed);
+        if (w_at == W_WAIT && e)
+            diag("    its event word 0x%08" PRIx32, atomic_load_explicit(&e->state, memory_order_relaxed));
     }
 }
 
@@ -200,7 +204,7 @@ static void run(const char *config, bool pinned, int npairs, double box_ms)
         bad += g.pairs[i].bad;
         shared += g.pairs[i].shared_rounds;
     }
-    diag("%s: %lu rounds (%lu shared), %lu FUTEX_WAKEs by set", label, waits + bad, shared, test_kernel_wakes() - k0);
+    diag("%s: %lu rounds (%lu shared), %lu FUTEX_WAKEs (sets and the handoff semaphore)", label, waits + bad, shared, test_kernel_wakes() - k0);
     is_int(bad, 0, "%s: every wait returned 0", label);
     is_int(waits, sets, "%s: one successful wait per set, and the event freed each time", label);
     ok(waits >= (unsigned long)npairs, "%s: every pair ran at least one round", label);

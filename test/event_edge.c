@@ -79,6 +79,7 @@ static void start_sleepers(int kind, const char *label)
     for (int i = 0; i < NSLEEPERS; i++) {
         g.s[i].kind = kind;
         g.s[i].ret = -1;
+        /* relaxed: the thread is not started yet; thread creation publishes it. */
         atomic_store_explicit(&g.s[i].state, ST_STARTING, memory_order_relaxed);
         g.t[i] = test_thread_start(sleeper_main, &g.s[i]);
     }
@@ -96,7 +97,7 @@ static int join_sleepers(void)
     for (int i = 0; i < NSLEEPERS; i++) {
         test_thread_join(g.t[i]);
         zero += g.s[i].ret == 0;
-        atomic_store_explicit(&g.s[i].state, ST_IDLE, memory_order_relaxed);
+        atomic_store_explicit(&g.s[i].state, ST_IDLE, memory_order_relaxed); /* relaxed: joined */
     }
     return zero;
 }
@@ -181,15 +182,15 @@ int main(void)
         const char *label = flags ? "generation wrap (shared)" : "generation wrap (private)";
         g.phase = label;
         fastsync_event_init(&g.ev, false, flags);
+        /* relaxed (load and store): no other thread runs yet; thread creation publishes it. */
         uint32_t w = atomic_load_explicit(&g.ev.state, memory_order_relaxed);
-        /* relaxed: no other thread runs yet; thread creation publishes it. */
         atomic_store_explicit(&g.ev.state, w | FASTSYNC__EV_GEN, memory_order_relaxed);
         start_sleepers(KIND_TIMED, label);
         fastsync_event_set(&g.ev);
         fastsync_event_reset(&g.ev);
         is_int(join_sleepers(), NSLEEPERS, "%s: set+reset at the last generation: all %d returned 0", label,
                NSLEEPERS);
-        uint32_t after = atomic_load_explicit(&g.ev.state, memory_order_relaxed);
+        uint32_t after = atomic_load_explicit(&g.ev.state, memory_order_relaxed); /* relaxed: all joined */
         is_int(after & FASTSYNC__EV_GEN, 0, "%s: the generation wrapped to 0", label);
         is_int(after & FASTSYNC__EV_SHARED, flags ? FASTSYNC__EV_SHARED : 0, "%s: the shared flag survived", label);
         ok(!fastsync_event_is_set(&g.ev), "%s: reset", label);

@@ -59,6 +59,7 @@ static void at(struct side *s, int where)
     atomic_store_explicit(&s->where, where, memory_order_relaxed);
 }
 
+/* The p.iter / q.iter stores below are relaxed: progress for the dump only. */
 static bool last_round(unsigned long i) { return i >= g.limit || !test_box_open(g.end); }
 
 /* ---- variant flag: QEMU's reset / check / wait loop on an atomic flag ---- */

@@ -62,7 +62,7 @@ static void *waiter_main(void *arg)
         int kind = pick < 7 ? K_WAIT : pick < 12 ? K_TIMED : pick < 15 ? K_REALTIME : K_PAST;
         /* seq_cst: see the header comment (pairs with the toggler's seq_cst phase stores). */
         unsigned long p0 = atomic_load(&g.phase);
-        atomic_store_explicit(&w->in_kind, kind, memory_order_relaxed);
+        atomic_store_explicit(&w->in_kind, kind, memory_order_relaxed); /* relaxed: dump only */
         int r = 0;
         struct timespec d;
         clockid_t clock = CLOCK_MONOTONIC;
@@ -88,7 +88,7 @@ static void *waiter_main(void *arg)
             break;
         }
         unsigned long p1 = atomic_load(&g.phase); /* seq_cst: as p0 */
-        atomic_store_explicit(&w->in_kind, -1, memory_order_relaxed);
+        atomic_store_explicit(&w->in_kind, -1, memory_order_relaxed); /* relaxed: dump only */
         if (r == 0) {
             w->ok[kind]++;
             if (p0 == p1 && p0 % 2 == 0) w->spurious++;
@@ -170,16 +170,17 @@ static void run(const char *config, bool pinned, int nwaiters, int flags, double
     g.config = config;
     g.nwaiters = nwaiters;
     fastsync_event_init(&g.ev, false, flags);
-    atomic_store(&g.phase, 0);
-    atomic_store(&g.stop, false);
-    atomic_store(&g.sets, 0);
-    atomic_store(&g.resets, 0);
-    atomic_store(&g.left, 0);
+    /* relaxed (here and for in_kind below): no thread runs yet; thread creation publishes. */
+    atomic_store_explicit(&g.phase, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.stop, false, memory_order_relaxed);
+    atomic_store_explicit(&g.sets, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.resets, 0, memory_order_relaxed);
+    atomic_store_explicit(&g.left, 0, memory_order_relaxed);
     for (int i = 0; i < nwaiters; i++) {
         memset(&g.w[i], 0, sizeof g.w[i]);
         g.w[i].idx = i;
         g.w[i].rng = test_stream((unsigned)i);
-        atomic_store(&g.w[i].in_kind, -1);
+        atomic_store_explicit(&g.w[i].in_kind, -1, memory_order_relaxed);
     }
     test_pin_all(pinned);
     unsigned long w0 = test_kernel_waits(), k0 = test_kernel_wakes();
@@ -193,6 +194,7 @@ static void run(const char *config, bool pinned, int nwaiters, int flags, double
     char label[96];
     snprintf(label, sizeof label, "%s (%d waiters, %s)", config, nwaiters, flags ? "shared" : "private");
     uint64_t end = test_box_end(5000);
+    /* relaxed: a count to poll; the results are read after the joins. */
     while (test_box_open(end) && atomic_load_explicit(&g.left, memory_order_relaxed) < nwaiters)
         test_sleep_ns(1000000);
     if (!is_int(atomic_load_explicit(&g.left, memory_order_relaxed), nwaiters,
@@ -209,14 +211,15 @@ static void run(const char *config, bool pinned, int nwaiters, int flags, double
         early += w->early;
         bad += w->bad_code;
         spurious += w->spurious;
-        unsigned long c = atomic_load_explicit(&w->loops, memory_order_relaxed);
+        unsigned long c = atomic_load_explicit(&w->loops, memory_order_relaxed); /* relaxed: joined */
         calls += c;
         diag("%s waiter %d: %lu calls (0/ETIMEDOUT): wait %lu, timedwait %lu/%lu, past %lu/%lu, realtime %lu/%lu; "
              "%lu resets", label, i, c, w->ok[K_WAIT], w->ok[K_TIMED], w->timeouts[K_TIMED], w->ok[K_PAST],
              w->timeouts[K_PAST], w->ok[K_REALTIME], w->timeouts[K_REALTIME], w->resets);
     }
     diag("%s: toggler made %lu set rounds, %lu reset rounds; %lu futex waits, %lu futex wakes", label,
-         atomic_load(&g.sets), atomic_load(&g.resets), test_kernel_waits() - w0, test_kernel_wakes() - k0);
+         atomic_load_explicit(&g.sets, memory_order_relaxed), atomic_load_explicit(&g.resets, memory_order_relaxed),
+         test_kernel_waits() - w0, test_kernel_wakes() - k0);
     is_int(bad, 0, "%s: every wait returned 0 or ETIMEDOUT", label);
     is_int(early, 0, "%s: no ETIMEDOUT before the deadline", label);
     is_int(spurious, 0, "%s: no wait returned 0 without a set", label);
