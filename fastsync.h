@@ -523,6 +523,14 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * the condition. (QEMU's 2023 fix added exactly this pair after threads hung on ARM.)
  * Every modification after init is an RMW, so an acquire load that reads any later value
  * synchronizes with the set whose release CAS bumped the generation it sees.
+ *
+ * Under ThreadSanitizer, which does not model fences (and gcc rejects them with -Wtsan),
+ * reset's RMW becomes acq_rel without the fence, and set starts with an acq_rel RMW that
+ * changes nothing instead of fence + load. The handshake then runs through the word's
+ * modification order: if set's RMW comes first, reset's acquire reads it (or a later RMW
+ * of its release sequence) and the resetter sees the setter's writes; if reset's comes
+ * first, set reads FREE or BUSY and sets the event. The same guarantee, in a form TSan
+ * checks; it costs set an RMW on a set event, so it is not the default.
  * ====================================================================================== */
 
 typedef struct fastsync_event {
@@ -538,6 +546,17 @@ typedef struct fastsync_event {
 #define FASTSYNC__EV_GEN (~7u)     /* mask of the generation field */
 
 #define FASTSYNC_EVENT_INIT(set) { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE }
+
+#if defined(__SANITIZE_THREAD__)
+#define FASTSYNC__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FASTSYNC__TSAN 1
+#endif
+#endif
+#ifndef FASTSYNC__TSAN
+#define FASTSYNC__TSAN 0
+#endif
 
 FASTSYNC_API uint32_t fastsync__ev_state(uint32_t v) { return v & FASTSYNC__EV_STATE; }
 FASTSYNC_API int fastsync__ev_shared(uint32_t v) { return (v & FASTSYNC__EV_SHARED) != 0; }
@@ -562,11 +581,17 @@ FASTSYNC_API int fastsync_event_destroy(fastsync_event_t *e)
 
 FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
 {
+#if FASTSYNC__TSAN
+    /* acq_rel RMW that changes nothing: the handshake through the word's modification order
+     * (see "Under ThreadSanitizer" above); pairs with the acq_rel RMW in reset. */
+    uint32_t old = atomic_fetch_or_explicit(&e->state, 0u, memory_order_acq_rel);
+#else
     /* seq_cst fence: the setter's half of the reset/check handshake; pairs with the fence
      * at the end of fastsync_event_reset (see above). */
     atomic_thread_fence(memory_order_seq_cst);
     /* relaxed: the fence above orders it; SET seen means nothing to do. */
     uint32_t old = atomic_load_explicit(&e->state, memory_order_relaxed);
+#endif
     do {
         if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return;
         /* release: pairs with the acquire load/CAS in wait and is_set that reads this SET or
@@ -581,11 +606,16 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
 
 FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
 {
+#if FASTSYNC__TSAN
+    /* acq_rel: pairs with the acq_rel RMW at the start of fastsync_event_set. */
+    atomic_fetch_or_explicit(&e->state, FASTSYNC__EV_FREE, memory_order_acq_rel);
+#else
     /* relaxed RMW: SET -> FREE, others unchanged; ordering comes from the fence below. */
     atomic_fetch_or_explicit(&e->state, FASTSYNC__EV_FREE, memory_order_relaxed);
     /* seq_cst fence: orders the reset before the caller's next check of its condition;
      * pairs with the fence at the start of fastsync_event_set. */
     atomic_thread_fence(memory_order_seq_cst);
+#endif
 }
 
 FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)

@@ -72,6 +72,8 @@ for opt in -O0 -O2; do
     check "g++ -std=c++23 $opt" g++ -std=c++23 $opt $cxxwarn -pthread use.cpp
     check "clang++ -std=c++2b $opt" clang++ -std=c++2b $opt $cxxwarn -pthread use.cpp
 done
+check "gcc -std=c11 -fsanitize=thread (no fences under TSan)" gcc -std=c11 -fsanitize=thread $cwarn -pthread use.c
+check "clang -std=c11 -fsanitize=thread" clang -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "gcc -std=gnu11 (default feature macros)" gcc -std=gnu11 $cwarn -pthread use.c
 check "gcc -std=c11 -D_POSIX_C_SOURCE=200809L" gcc -std=c11 -D_POSIX_C_SOURCE=200809L $cwarn -pthread use.c
 echo "1..$n"
