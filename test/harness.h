@@ -48,10 +48,23 @@ static inline uint64_t test_rand(uint64_t *state);
 static inline uint64_t test_stream(unsigned i);
 
 #if defined(__OS2__)
-/* fastsync_os2.h over the double: the double counts its own calls. */
+/* fastsync_os2.h over the double. Waits: the DosWaitEventSem calls, counted by the double.
+ * Wakes: the DosPostEventSem of posting calls (sem_post*, event_set), counted through the
+ * header's FASTSYNC_OS2_POST hook. A waiter's post on behalf of other waiters (the
+ * semaphore's baton, the event's settle) is not a posting call's wake; os2dbl_sem_posts()
+ * counts every post. */
+static _Atomic(unsigned long) test_os2_wakes_made;
+static inline void test_os2_post(unsigned long hev, int by_waiter);
+#define FASTSYNC_OS2_POST test_os2_post
 #include "fastsync.h"
+static inline void test_os2_post(unsigned long hev, int by_waiter)
+{
+    /* relaxed: a statistic, read after the threads are joined. */
+    if (!by_waiter) atomic_fetch_add_explicit(&test_os2_wakes_made, 1, memory_order_relaxed);
+    (void)DosPostEventSem(hev);
+}
 static inline unsigned long test_kernel_waits(void) { return os2dbl_sem_waits(); }
-static inline unsigned long test_kernel_wakes(void) { return os2dbl_sem_posts(); }
+static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_os2_wakes_made); }
 #else
 static _Atomic(unsigned long) test_waits_made, test_wakes_made;
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
