@@ -22,12 +22,14 @@
  *     FASTSYNC_SEM_INIT / FASTSYNC_EVENT_INIT objects create theirs at first need (with
  *     atomics: the first wait that sleeps; without: the first call), race-free; a static
  *     object that is never destroyed keeps its semaphores until the process ends. If OS/2
- *     has no semaphore to give then, the call retries every system tick (DosSleep(1)).
+ *     has no semaphore to give then, a waiter polls the object every system tick instead
+ *     of sleeping on one (with atomics), or the call retries every tick (without).
  *   - fastsync_event_destroy returns EBUSY while a thread is inside a wait on the event
  *     (OS/2 refuses to close a semaphore that threads wait on; fastsync.h cannot see them).
  *   - A post releases every thread asleep on the semaphore (OS/2 event semaphores have no
- *     "wake one"); those that find no token go back to sleep. A waiter that finds more
- *     tokens than it takes may post once more (the baton, see the semaphore section).
+ *     "wake one"); those that find no token go back to sleep. A waiter whose reset of the
+ *     HEV swallowed a post, and that leaves tokens and waiters behind, posts once more
+ *     (the baton, see the semaphore section); likewise the event (its settle).
  *   - FASTSYNC_SHARED: the semaphores are created with DC_SEM_SHARED. Another process that
  *     uses the object (in memory it shares with the creator: DosAllocSharedMem /
  *     DosGetSharedMem) must first open them:
@@ -53,8 +55,9 @@
  *     (two kernel calls; on a static object DosEnterCritSec/DosExitCritSec as well):
  *     correct, not fast.
  *   - Sizes: 16 bytes each for fastsync_sem_t and fastsync_event_t with atomics (a 64-bit
- *     word and a HEV), on 32-bit OS/2 as on a 64-bit double; without atomics 24 bytes on
- *     32-bit OS/2.
+ *     word, 8-aligned, and a HEV), on 32-bit OS/2 as on a 64-bit system; without atomics
+ *     20 bytes on 32-bit OS/2 (the word, HEV, mutex and flags; 24 where 64-bit integers
+ *     are 8-aligned).
  *
  * Configuration (define before the #include)
  *   FASTSYNC_OS2_NO_ATOMICS  use the path without <stdatomic.h> (automatic with OpenWatcom,
@@ -163,9 +166,11 @@ extern "C" {
 #error "fastsync_os2.h needs lock-free 32- and 64-bit atomics (or define FASTSYNC_OS2_NO_ATOMICS)"
 #endif
 
+/* _Alignas(8): GCC before 11.1 (GCC for OS/2 is 9.x) aligns an _Atomic 64-bit field to 4
+ * bytes on i386, and a 64-bit load that straddles a cache line is not atomic there. */
 typedef struct fastsync__os2_obj {
-    _Atomic(uint64_t) state; /* the word */
-    _Atomic(ULONG) hev;      /* the HEV; 0 until created (static initializer, or closed) */
+    _Alignas(8) _Atomic(uint64_t) state; /* the word */
+    _Atomic(ULONG) hev;                  /* the HEV; 0 until created (static initializer, or closed) */
 } fastsync__os2_obj_t;
 
 #define FASTSYNC__OS2_OBJ_INIT(word) { (uint64_t)(word), 0 }
@@ -1153,6 +1158,9 @@ FASTSYNC_API int fastsync__os2_is_shared(const fastsync__os2_obj_t *o, uint64_t 
 #endif
 }
 
+/* ERROR_TOO_MANY_OPENS (not in every toolkit's bseerr.h). */
+#define FASTSYNC__OS2_TOO_MANY_OPENS 291
+
 /* Opens (open != 0) or closes, in this process, the semaphores of a shared object. */
 FASTSYNC_API int fastsync__os2_attach(fastsync__os2_obj_t *o, uint64_t shared_bit, int open)
 {
@@ -1163,7 +1171,7 @@ FASTSYNC_API int fastsync__os2_attach(fastsync__os2_obj_t *o, uint64_t shared_bi
     if (!fastsync__os2_is_shared(o, shared_bit) || hmtx == 0 || hev == 0) return EINVAL;
     if (open) {
         rc = DosOpenMutexSem(NULL, &hmtx);
-        if (rc != NO_ERROR) return rc == ERROR_TOO_MANY_OPENS ? EAGAIN : EINVAL;
+        if (rc != NO_ERROR) return rc == FASTSYNC__OS2_TOO_MANY_OPENS ? EAGAIN : EINVAL;
     } else {
         rc = DosCloseMutexSem(hmtx);
         if (rc == ERROR_SEM_BUSY) return EBUSY;
@@ -1178,7 +1186,7 @@ FASTSYNC_API int fastsync__os2_attach(fastsync__os2_obj_t *o, uint64_t shared_bi
 #if defined(FASTSYNC_OS2_NO_ATOMICS)
         (void)DosCloseMutexSem(hmtx);
 #endif
-        return rc == ERROR_TOO_MANY_OPENS ? EAGAIN : EINVAL;
+        return rc == FASTSYNC__OS2_TOO_MANY_OPENS ? EAGAIN : EINVAL;
     }
     rc = DosCloseEventSem(hev);
     if (rc == ERROR_SEM_BUSY) return EBUSY;
