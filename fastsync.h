@@ -127,12 +127,23 @@ long syscall(long number, ...);
 #define FASTSYNC_API static inline
 #endif
 
+/* The system calls and the slow paths stay out of line and cold, so that the inlined fast
+ * paths are a handful of instructions with no stack frame to build. */
+#if defined(__GNUC__)
+#define FASTSYNC__COLD static __attribute__((noinline, cold, unused))
+#else
+#define FASTSYNC__COLD FASTSYNC_API
+#endif
+
 /* Spin before sleeping, in polls of the semaphore word (each a load and a CPU pause hint).
  * Chosen with bench/ (see README.md, "Results"): on the 2-core test machine a waiter that
  * spins 100 polls (~1-3 us) catches most ping-pong posts in user space; more does not gain,
  * and with more threads than cores the spin stops as soon as one waiter sleeps. */
 #ifndef FASTSYNC_SPIN
-#define FASTSYNC_SPIN 100
+#define FASTSYNC_SPIN 20
+#endif
+#ifndef FASTSYNC_SPIN_YIELDS
+#define FASTSYNC_SPIN_YIELDS 16
 #endif
 
 #define FASTSYNC_SHARED 1
@@ -191,7 +202,7 @@ enum {
 #define FASTSYNC__SYS_FUTEX(ts) SYS_futex_time64
 #endif
 
-FASTSYNC_API int fastsync__futex_wait_sys(void *word, uint32_t expected, int shared,
+FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int shared,
                                           clockid_t clock, const struct timespec *abstime)
 {
     int op = FASTSYNC__FUTEX_WAIT_BITSET;
@@ -208,7 +219,7 @@ FASTSYNC_API int fastsync__futex_wait_sys(void *word, uint32_t expected, int sha
     return err == ETIMEDOUT || err == EINTR ? err : 0;
 }
 
-FASTSYNC_API void fastsync__futex_wake_sys(void *word, int n, int shared)
+FASTSYNC__COLD void fastsync__futex_wake_sys(void *word, int n, int shared)
 {
     int op = FASTSYNC__FUTEX_WAKE;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
@@ -224,13 +235,13 @@ FASTSYNC_API void fastsync__futex_wake_sys(void *word, int n, int shared)
 #define FASTSYNC_FUTEX_WAKE fastsync__futex_wake_sys
 #endif
 
-FASTSYNC_API int fastsync__futex_wait(void *word, uint32_t expected, int shared,
+FASTSYNC__COLD int fastsync__futex_wait(void *word, uint32_t expected, int shared,
                                       clockid_t clock, const struct timespec *abstime)
 {
     return FASTSYNC_FUTEX_WAIT(word, expected, shared, clock, abstime);
 }
 
-FASTSYNC_API void fastsync__futex_wake(void *word, int n, int shared)
+FASTSYNC__COLD void fastsync__futex_wake(void *word, int n, int shared)
 {
     FASTSYNC_FUTEX_WAKE(word, n, shared);
 }
@@ -249,6 +260,15 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 #else
     atomic_signal_fence(memory_order_seq_cst); /* compiler barrier only */
 #endif
+}
+
+/* Gives the CPU to another runnable thread, if there is one (the thread that will post,
+ * when there are more threads than CPUs); returns at once otherwise. */
+FASTSYNC__COLD void fastsync__yield(void)
+{
+    int saved = errno;
+    (void)syscall(SYS_sched_yield);
+    errno = saved;
 }
 
 /* ======================================================================================
@@ -417,17 +437,21 @@ FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 
 /* The slow path of every wait, entered with no token seen: spin, register, sleep.
  * abstime NULL: no deadline (clock unused). Returns 0 or ETIMEDOUT. */
-FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
+FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
                                          const struct timespec *abstime)
 {
-    /* Spin only while nobody is registered: with a sleeper, a post's token belongs to the
+    /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
+     * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
      * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
-    for (int i = 0; i < FASTSYNC_SPIN; i++) {
+    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
         if (fastsync__sem_tokens(v) != 0 && fastsync__sem_take(s, v) == 0) return 0;
-        fastsync__cpu_relax();
+        if (i < FASTSYNC_SPIN)
+            fastsync__cpu_relax();
+        else
+            fastsync__yield();
     }
 
     /* register. relaxed: posts read the waiter count from their own RMW on this word, and
@@ -465,9 +489,14 @@ FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
 
 FASTSYNC_API int fastsync_sem_wait(fastsync_sem_t *s)
 {
-    /* relaxed: a guess for the CAS in fastsync__sem_take (one CAS when a token is there). */
+    /* relaxed: a guess for the CAS. */
     uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
-    if (fastsync__sem_take(s, old) == 0) return 0;
+    /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the token.
+     * failure relaxed: the slow path looks again (and retries while tokens are there). */
+    if (fastsync__sem_tokens(old) != 0 &&
+        atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1, memory_order_acquire,
+                                              memory_order_relaxed))
+        return 0;
     return fastsync__sem_wait_slow(s, CLOCK_MONOTONIC, NULL);
 }
 
@@ -627,7 +656,7 @@ FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
 
 /* The slow path of every event wait, entered with `old` (read with acquire) not SET.
  * Returns 0 once the event is seen set or a set happened since `old`; ETIMEDOUT. */
-FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, clockid_t clock,
+FASTSYNC__COLD int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, clockid_t clock,
                                            const struct timespec *abstime)
 {
     const uint32_t gen = old & FASTSYNC__EV_GEN;
