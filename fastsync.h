@@ -346,8 +346,16 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
  * fails if a token has arrived; it then takes the token and succeeds instead.
  * ====================================================================================== */
 
+/* 8-aligned explicitly: gcc before 11.1 gives an _Atomic 64-bit member only 4-byte alignment
+ * on i386, where the word could then straddle a cache line (and a locked RMW split-lock). */
+#ifdef __cplusplus
+#define FASTSYNC__ALIGN8 alignas(8)
+#else
+#define FASTSYNC__ALIGN8 _Alignas(8)
+#endif
+
 typedef struct fastsync_sem {
-    _Atomic(uint64_t) state; /* private: use the functions */
+    FASTSYNC__ALIGN8 _Atomic(uint64_t) state; /* private: use the functions */
 } fastsync_sem_t;
 
 #ifdef __cplusplus
