@@ -74,9 +74,10 @@
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4.
  *
  * Configuration (define before the #include)
- *   FASTSYNC_SPIN         bounded spin of a waiter before it sleeps, in polls of the
- *                         semaphore; only while no other waiter is registered. 0 disables.
- *                         Default 100 (see the comment at its definition).
+ *   FASTSYNC_SPIN         bounded spin of a semaphore waiter before it sleeps, in polls
+ *                         of the word with a CPU pause; only while no other waiter is
+ *                         registered. Default 20; 0 disables (see its definition).
+ *   FASTSYNC_SPIN_YIELDS  then as many polls, each after sched_yield(). Default 16.
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_FUTEX_WAIT   replace the futex layer (fault injection, syscall counting, another
  *   FASTSYNC_FUTEX_WAKE   kernel): functions with the signatures of fastsync__futex_wait_sys
@@ -135,10 +136,24 @@ long syscall(long number, ...);
 #define FASTSYNC__COLD FASTSYNC_API
 #endif
 
-/* Spin before sleeping, in polls of the semaphore word (each a load and a CPU pause hint).
- * Chosen with bench/ (see README.md, "Results"): on the 2-core test machine a waiter that
- * spins 100 polls (~1-3 us) catches most ping-pong posts in user space; more does not gain,
- * and with more threads than cores the spin stops as soon as one waiter sleeps. */
+/* Spin before sleeping: FASTSYNC_SPIN polls of the semaphore word, each after a CPU pause
+ * (~35 ns on the test machine), then FASTSYNC_SPIN_YIELDS polls, each after a sched_yield();
+ * only while no other waiter is registered. The yields are what make spinning safe with more
+ * threads than CPUs: the thread that will post may be waiting for this very CPU. Chosen
+ * with bench/ on a 2-vCPU AMD EPYC VM, Linux 6.18 (perf2 --op pp-fs / over-fs, medians of 5,
+ * 2026-11-30; glibc sem_t in the same runs: ping-pong 34-46 us, 4 pairs 15-23 us):
+ *     SPIN YIELDS    ping-pong round trip    4 pairs on 2 CPUs, per round trip
+ *        0      0    52400 ns                19287 ns
+ *      100      0      386 ns (315-1150)      5431 ns (another run: 31443)
+ *       10     16      101 ns                 4968 ns
+ *       20      8      101 ns                 4302 ns
+ *       20     16      102 ns                 6439 ns (1030-8671)
+ *       20     32       99 ns                 4737 ns
+ *      100     16       94 ns                 3704 ns
+ * Every setting with yields catches the ping-pong in user space and stays well below glibc
+ * when oversubscribed; without yields the oversubscribed case swings with the scheduler
+ * (up to 1.7x glibc in the bench's runs). 20 + 16 burns the least CPU before a waiter that
+ * nobody posts to goes to sleep (about 0.7 us spinning plus 16 short syscalls). */
 #ifndef FASTSYNC_SPIN
 #define FASTSYNC_SPIN 20
 #endif
