@@ -181,11 +181,11 @@ int main(int argc, char **argv)
     }
 
 #if defined(__GLIBC__)
-    printf("perf2: %s (glibc %s), fastsync FASTSYNC_SPIN=%d; median of %d; %ld CPUs\n", o.build,
-           gnu_get_libc_version(), FASTSYNC_SPIN, R, bench_ncpu());
+    printf("perf2: %s (glibc %s), fastsync FASTSYNC_SPIN=%d+%d; median of %d; %ld CPUs\n", o.build,
+           gnu_get_libc_version(), FASTSYNC_SPIN, FASTSYNC_SPIN_YIELDS, R, bench_ncpu());
 #else
-    printf("perf2: %s, fastsync FASTSYNC_SPIN=%d; median of %d; %ld CPUs\n", o.build, FASTSYNC_SPIN,
-           R, bench_ncpu());
+    printf("perf2: %s, fastsync FASTSYNC_SPIN=%d+%d; median of %d; %ld CPUs\n", o.build, FASTSYNC_SPIN,
+           FASTSYNC_SPIN_YIELDS, R, bench_ncpu());
 #endif
     printf("%-34s %-46s %9s %9s\n", "", "", "futex/it", "sleeps/it");
     char b1[32], b2[32];
