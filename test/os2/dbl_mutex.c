@@ -19,7 +19,8 @@ static HMTX mtx;
 static atomic_int progress;
 static atomic_ulong rcs[NQ];          /* results of the helper threads; 9999 while running */
 static ULONG tids[NQ];                /* each helper's own tid */
-static int order[NQ], norder;         /* who got the mutex, in order (guarded by mtx) */
+static int order[NQ], norder;         /* who got the mutex, in order (guarded by mtx); every
+                                         test that counts on it starts it at 0 */
 static ULONG req_ms[NQ];
 static atomic_int release_now[NQ];    /* tells a helper to release and end */
 
@@ -52,7 +53,10 @@ static VOID APIENTRY requester(ULONG i)
     /* relaxed: see rc_of() */
     atomic_store_explicit(&rcs[i], rc, memory_order_relaxed);
     if (rc == NO_ERROR || rc == ERROR_SEM_OWNER_DIED) {
-        order[norder++] = (int)i;
+        /* order[] keeps the first NQ owners; norder counts them all, so a surplus fails
+         * the FIFO check instead of writing past the array */
+        if (norder < NQ) order[norder] = (int)i;
+        norder++;
         /* acquire: pairs with the release store in let_go() */
         while (!atomic_load_explicit(&release_now[i], memory_order_acquire)) dbl_sleep_ms(1);
         DosReleaseMutexSem(mtx);
@@ -135,6 +139,7 @@ static void test_recursion(void)
     unsigned long i, bad = 0;
     ULONG me = my_tid();
     step(1);
+    norder = 0;
     is_int(DosCreateMutexSem(NULL, &mtx, 0, FALSE), NO_ERROR, "create an unowned mutex");
     query(mtx, &pid, &tid, &n, &rc);
     ok(rc == NO_ERROR && pid == 0 && tid == 0 && n == 0, "query an unowned mutex: pid 0, tid 0, count 0");
@@ -251,6 +256,7 @@ static void test_owner_died(void)
     APIRET rc;
     ULONG me = my_tid();
     step(3);
+    norder = 0;
     DosCreateMutexSem(NULL, &mtx, 0, FALSE);
     start(&t, dier, 0, 0);
     let_go(0);
@@ -281,6 +287,7 @@ static void test_owner_died(void)
     ok(rc == NO_ERROR && tid == tids[1] && n == 1, "... and owns it");
     let_go(1);
     join(t1);
+    is_int(norder, 1, "... the one requester that got the mutex in this test");
     is_int(DosCloseMutexSem(mtx), NO_ERROR, "close: 0");
 }
 
