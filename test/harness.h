@@ -21,6 +21,27 @@
  *                                CPU: preemption lands inside the critical windows
  *   test_thread_start(fn, arg) / test_thread_join(t)
  *   test_ncpu(), test_now_ns(), test_sleep_ns(ns)
+ *   test_ts_ns(t), test_ns_ts(ns)  a timespec in signed nanoseconds, and back
+ *   test_clock_ns(clock)         `clock` read now, in nanoseconds
+ *   test_deadline_on(clock, ns)  an absolute deadline ns from now on `clock`, normalized
+ * White-box probes and watchdog dumps, reading the primitive's word (fastsync.h's, or
+ * fastsync_os2.h's through the header's own accessors, under -D__OS2__):
+ *   test_sem_waiters(s)          waiters registered in the semaphore's word
+ *   test_event_asleep(e, n, w0)  n waiters look asleep on the reset event e, w0 being
+ *                                test_kernel_waits() before they started (each made its
+ *                                first kernel wait; on OS/2 also: n joined in the word)
+ *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
+ *   test_os2_object_size()/_align()  (OS/2 only) the objects' size and alignment as
+ *                                fastsync_os2.h documents them
+ * Event sleepers (struct test_sleeper: one thread, one wait on an event):
+ *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
+ *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
+ *   test_sleepers_returned(s, n), test_sleepers_join(s, n) (how many returned 0),
+ *   test_sleepers_dump(s, n)
+ *
+ * Counts under -D__OS2__: test_kernel_waits() counts DosWaitEventSem calls (a waiter calls
+ * again after ERROR_INTERRUPT), test_kernel_wakes() the DosPostEventSem of posting calls
+ * (sem_post*, event_set) only, not the waiters' baton or settle posts.
  */
 #ifndef FASTSYNC_TEST_HARNESS_H
 #define FASTSYNC_TEST_HARNESS_H
@@ -34,6 +55,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +131,126 @@ static inline unsigned long test_kernel_waits(void) { return atomic_load(&test_w
 static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_wakes_made); }
 #endif
 
+/* ---- the primitive's word: probes and dumps ---- */
+
+#if defined(__OS2__)
+/* The word of an OS/2 object. With atomics a relaxed load (a snapshot: what a probe or a
+ * dump concludes is ordered by the test's own synchronization). Without atomics the word
+ * lives under the object's mutex semaphore: taken with a timeout, so that the dump of a
+ * hung test cannot hang on it too. false: not readable now (no mutex semaphore yet, or it
+ * stayed owned for a second). */
+static inline bool test_os2_word(const fastsync__os2_obj_t *o, uint64_t *v)
+{
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+    APIRET rc;
+    if (o->hmtx == 0) return false; /* a static initializer's, not created yet; or destroyed */
+    do rc = DosRequestMutexSem(o->hmtx, 1000);
+    while (rc == ERROR_INTERRUPT);
+    if (rc != NO_ERROR && rc != ERROR_SEM_OWNER_DIED) return false;
+    *v = o->state;
+    (void)DosReleaseMutexSem(o->hmtx);
+#else
+    /* relaxed: a snapshot, see above. */
+    *v = fastsync__os2_load(o, FASTSYNC__RELAXED);
+#endif
+    return true;
+}
+
+/* What fastsync_os2.h documents for both objects: with atomics the 64-bit word and the HEV,
+ * 16 bytes, 8-aligned; without, the word, HEV, mutex and flags, aligned as a 64-bit integer
+ * in a struct (20 bytes on 32-bit OS/2, 24 where that is 8; 32 on the 64-bit double, whose
+ * ULONG is 8 bytes). */
+struct test_os2_align_probe { char c; uint64_t x; };
+static inline size_t test_os2_object_align(void)
+{
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+    return offsetof(struct test_os2_align_probe, x);
+#else
+    return 8;
+#endif
+}
+
+static inline size_t test_os2_object_size(void)
+{
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+    size_t a = test_os2_object_align();
+    return (8 + 3 * sizeof(ULONG) + a - 1) / a * a;
+#else
+    return 16;
+#endif
+}
+
+static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
+{
+    uint64_t v = 0;
+    return test_os2_word(&s->o, &v) ? fastsync__sem_waiters(v) : 0;
+}
+
+static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
+{
+    /* A waiter joins the round in the word, then calls DosWaitEventSem: once per sleep, and
+     * again after each ERROR_INTERRUPT. So the count alone could be one waiter's calls; the
+     * word says all n joined, the count that they went to sleep. */
+    uint64_t v = 0;
+    return test_os2_word(&e->o, &v) && fastsync__ev_cur(v) >= n && test_kernel_waits() - waits0 >= n;
+}
+
+static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
+{
+    uint64_t v = 0;
+    if (!test_os2_word(&s->o, &v)) {
+        diag("%s: word not readable: no mutex semaphore (not created yet, or destroyed), or it stayed owned for 1 s", what);
+        return;
+    }
+    diag("%s: word 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d), HEV %lu", what, v,
+         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v),
+         (unsigned long)fastsync__os2_hev_load(&s->o));
+}
+
+static inline void test_dump_event(const char *what, const fastsync_event_t *e)
+{
+    uint64_t v = 0;
+    if (!test_os2_word(&e->o, &v)) {
+        diag("%s: word not readable: no mutex semaphore (not created yet, or destroyed), or it stayed owned for 1 s", what);
+        return;
+    }
+    diag("%s: word 0x%016" PRIx64 " (%s, shared %d, cur %" PRIu64 ", old %" PRIu64 ", round %" PRIu64
+         "), HEV %lu", what, v, (v & FASTSYNC__EV_SET) ? "set" : "reset", (v & FASTSYNC__EV_SHARED) != 0,
+         fastsync__ev_cur(v), fastsync__ev_old(v), (v & FASTSYNC__EV_ROUND) / FASTSYNC__EV_ROUND_ONE,
+         (unsigned long)fastsync__os2_hev_load(&e->o));
+}
+#else
+/* relaxed (every load of a word here): a snapshot; what a probe or a dump concludes is
+ * ordered by the test's own synchronization. */
+static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
+{
+    return fastsync__sem_waiters(atomic_load_explicit(&s->state, memory_order_relaxed));
+}
+
+static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
+{
+    /* Each sleeper makes exactly one futex wait until the event changes (without
+     * FASTSYNC_TEST_INJECT), after it made the word BUSY. */
+    uint32_t v = atomic_load_explicit(&e->state, memory_order_relaxed);
+    return fastsync__ev_state(v) == FASTSYNC__EV_BUSY && test_kernel_waits() - waits0 >= n;
+}
+
+static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
+{
+    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
+         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
+}
+
+static inline void test_dump_event(const char *what, const fastsync_event_t *e)
+{
+    static const char *const state[4] = { "SET", "FREE", "?", "BUSY" };
+    uint32_t v = atomic_load_explicit(&e->state, memory_order_relaxed);
+    diag("%s: word 0x%08" PRIx32 " (%s, shared %d, generation %" PRIu32 ")", what, v,
+         state[fastsync__ev_state(v)], fastsync__ev_shared(v), (v & FASTSYNC__EV_GEN) / FASTSYNC__EV_GEN_ONE);
+}
+#endif
+
 /* ---- time ---- */
 
 static inline uint64_t test_now_ns(void)
@@ -132,6 +274,41 @@ static inline double test_scale(void)
         scale = s && atof(s) > 0 ? atof(s) : 1.0;
     }
     return scale;
+}
+
+/* A timespec in nanoseconds, signed: deadlines in the past may be negative. */
+static inline int64_t test_ts_ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
+
+/* ns (not negative) as a timespec. */
+static inline struct timespec test_ns_ts(int64_t ns)
+{
+    struct timespec t;
+    t.tv_sec = (time_t)(ns / 1000000000);
+    t.tv_nsec = (long)(ns % 1000000000);
+    return t;
+}
+
+/* `clock` read now, in nanoseconds. */
+static inline int64_t test_clock_ns(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return test_ts_ns(t);
+}
+
+/* The absolute deadline ns from now on `clock` (for clockwait on any clock; timedwait has
+ * fastsync_deadline_in for CLOCK_MONOTONIC), tv_nsec normalized. */
+static inline struct timespec test_deadline_on(clockid_t clock, uint64_t ns)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    t.tv_sec += (time_t)(ns / 1000000000u);
+    t.tv_nsec += (long)(ns % 1000000000u);
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
 }
 
 static inline uint64_t test_box_end(double ms) { return test_now_ns() + (uint64_t)(ms * test_scale() * 1e6); }
@@ -234,6 +411,90 @@ static inline void *test_thread_join(pthread_t t)
     int r = pthread_join(t, &ret);
     if (r != 0) bail("pthread_join: %s", strerror(r));
     return ret;
+}
+
+/* ---- event sleepers: threads blocked in one event wait each ---- */
+
+enum { TEST_SLEEP_WAIT, TEST_SLEEP_TIMED, TEST_SLEEP_REALTIME, TEST_SLEEP_KINDS };
+enum { TEST_SLEEPER_STARTING, TEST_SLEEPER_WAITING, TEST_SLEEPER_RETURNED };
+
+static inline const char *test_sleep_kind_name(int kind)
+{
+    return kind == TEST_SLEEP_WAIT ? "wait" : kind == TEST_SLEEP_TIMED ? "timedwait" : "clockwait(REALTIME)";
+}
+
+struct test_sleeper {
+    fastsync_event_t *e;
+    int kind;          /* TEST_SLEEP_*: wait, timedwait, clockwait on CLOCK_REALTIME */
+    uint64_t ns;       /* the timed kinds: the deadline this far from the call */
+    _Atomic int state; /* TEST_SLEEPER_*: progress, for the checks and the dump */
+    int ret;           /* written before state becomes TEST_SLEEPER_RETURNED */
+    pthread_t thread;
+};
+
+static inline void *test_sleeper_main(void *p)
+{
+    struct test_sleeper *s = (struct test_sleeper *)p;
+    struct timespec d;
+    int r = 0;
+    /* relaxed: progress for the dump; the result is published by the release store below. */
+    atomic_store_explicit(&s->state, TEST_SLEEPER_WAITING, memory_order_relaxed);
+    if (s->kind == TEST_SLEEP_WAIT) {
+        fastsync_event_wait(s->e);
+    } else if (s->kind == TEST_SLEEP_TIMED) {
+        d = fastsync_deadline_in(s->ns);
+        r = fastsync_event_timedwait(s->e, &d);
+    } else {
+        d = test_deadline_on(CLOCK_REALTIME, s->ns);
+        r = fastsync_event_clockwait(s->e, CLOCK_REALTIME, &d);
+    }
+    s->ret = r;
+    /* release: pairs with the acquire load in test_sleepers_returned (ret is read after it). */
+    atomic_store_explicit(&s->state, TEST_SLEEPER_RETURNED, memory_order_release);
+    return NULL;
+}
+
+/* Starts a thread that makes one wait of `kind` on e (deadline ns ahead for the timed kinds). */
+static inline void test_sleeper_start(struct test_sleeper *s, fastsync_event_t *e, int kind, uint64_t ns)
+{
+    s->e = e;
+    s->kind = kind;
+    s->ns = ns;
+    s->ret = -1;
+    /* relaxed: the thread is not started yet; thread creation publishes it. */
+    atomic_store_explicit(&s->state, TEST_SLEEPER_STARTING, memory_order_relaxed);
+    s->thread = test_thread_start(test_sleeper_main, s);
+}
+
+/* How many of the n sleepers have returned from their wait. */
+static inline int test_sleepers_returned(struct test_sleeper *s, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        /* acquire: pairs with the release store in test_sleeper_main. */
+        k += atomic_load_explicit(&s[i].state, memory_order_acquire) == TEST_SLEEPER_RETURNED;
+    return k;
+}
+
+/* Joins the n sleepers; how many of their waits returned 0. */
+static inline int test_sleepers_join(struct test_sleeper *s, int n)
+{
+    int zero = 0;
+    for (int i = 0; i < n; i++) {
+        test_thread_join(s[i].thread);
+        zero += s[i].ret == 0;
+    }
+    return zero;
+}
+
+/* For a watchdog dump: each sleeper's kind and progress. */
+static inline void test_sleepers_dump(struct test_sleeper *s, int n)
+{
+    static const char *const state[] = { "starting", "inside the wait", "returned" };
+    for (int i = 0; i < n; i++)
+        /* relaxed: a diagnostic snapshot. */
+        diag("  sleeper %d (%s): %s", i, test_sleep_kind_name(s[i].kind),
+             state[atomic_load_explicit(&s[i].state, memory_order_relaxed)]);
 }
 
 /* ---- watchdog: pthread primitives only, never the code under test ---- */

@@ -38,35 +38,10 @@ static struct {
     struct consumer *c;
 } R;
 
-static struct timespec deadline_on(clockid_t clock, uint64_t ns)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    t.tv_sec += (time_t)(ns / 1000000000u);
-    t.tv_nsec += (long)(ns % 1000000000u);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
-static void dump_sem(const char *what, fastsync_sem_t *s)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(s));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("sem", &R.s);
+    test_dump_sem("sem", &R.s);
     /* relaxed: progress read for the dump only. */
     diag("stop %d", (int)atomic_load_explicit(&R.stop, memory_order_relaxed));
     for (int i = 0; i < R.np; i++)
@@ -129,7 +104,7 @@ static void *consumer_main(void *arg)
             expect = ETIMEDOUT;
             break;
         case BY_CLOCK_RT:
-            d = deadline_on(CLOCK_REALTIME, (x >> 8) % 20000u);
+            d = test_deadline_on(CLOCK_REALTIME, (x >> 8) % 20000u);
             r = fastsync_sem_clockwait(&R.s, CLOCK_REALTIME, &d);
             expect = ETIMEDOUT;
             break;

@@ -11,23 +11,6 @@
 
 #define REPS 3
 
-static int64_t ts_ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
-
-static int64_t now_on(clockid_t clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return ts_ns(t);
-}
-
-static struct timespec ns_ts(int64_t ns)
-{
-    struct timespec t;
-    t.tv_sec = (time_t)(ns / 1000000000);
-    t.tv_nsec = (long)(ns % 1000000000);
-    return t;
-}
-
 /* ts compare: -1, 0, 1 */
 static int ts_cmp(struct timespec a, struct timespec b)
 {
@@ -46,10 +29,10 @@ static void deadlines(int via, int ms)
     int bad_code = 0, code = 0, early = 0, late = 0, bad_value = 0, registered = 0;
     int64_t min_margin = INT64_MAX, max_margin = INT64_MIN;
     for (int rep = 0; rep < REPS; rep++) {
-        struct timespec d = ns_ts(now_on(clock) + (int64_t)ms * 1000000);
+        struct timespec d = test_deadline_on(clock, (uint64_t)ms * 1000000u);
         if (via == VIA_TIMEDWAIT && rep == 0) d = fastsync_deadline_in((uint64_t)ms * 1000000u);
         int r = via == VIA_TIMEDWAIT ? fastsync_sem_timedwait(&s, &d) : fastsync_sem_clockwait(&s, clock, &d);
-        int64_t margin = now_on(clock) - ts_ns(d);
+        int64_t margin = test_clock_ns(clock) - test_ts_ns(d);
         if (r != ETIMEDOUT) {
             bad_code++;
             code = r;
@@ -89,10 +72,10 @@ static void deadline_in_props(void)
             continue;
         }
         /* before + ns <= d <= after + ns */
-        if (ts_ns(d) - (int64_t)ns < ts_ns(before) || ts_ns(d) - (int64_t)ns > ts_ns(after)) {
+        if (test_ts_ns(d) - (int64_t)ns < test_ts_ns(before) || test_ts_ns(d) - (int64_t)ns > test_ts_ns(after)) {
             if (bracket++ == 0)
                 diag("deadline_in(%" PRIu64 ") = %" PRId64 " ns, clock before %" PRId64 ", after %" PRId64, ns,
-                     ts_ns(d), ts_ns(before), ts_ns(after));
+                     test_ts_ns(d), test_ts_ns(before), test_ts_ns(after));
         }
         if ((uint64_t)before.tv_nsec + ns % 1000000000u >= 1000000000u) carries++;
     }
@@ -130,7 +113,7 @@ static void deadline_in_props(void)
     is_int(fastsync_sem_clockwait(&s, CLOCK_MONOTONIC, &d0), ETIMEDOUT, "clockwait(MONOTONIC, deadline_in(0)): ETIMEDOUT");
     struct timespec d1 = fastsync_deadline_in(1);
     is_int(fastsync_sem_timedwait(&s, &d1), ETIMEDOUT, "timedwait(deadline_in(1 ns)): ETIMEDOUT");
-    ok(ts_cmp(d1, (struct timespec){ 0, 0 }) > 0 && now_on(CLOCK_MONOTONIC) >= ts_ns(d1), "... and not early");
+    ok(ts_cmp(d1, (struct timespec){ 0, 0 }) > 0 && test_clock_ns(CLOCK_MONOTONIC) >= test_ts_ns(d1), "... and not early");
     is_int(fastsync_sem_destroy(&s), 0, "no waiter left registered");
 }
 

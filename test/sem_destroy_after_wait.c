@@ -59,13 +59,11 @@ static void dump(void *unused)
              atomic_load_explicit(&g->rounds, memory_order_relaxed),
              atomic_load_explicit(&g->poster_phase, memory_order_relaxed), p0, p1,
              atomic_load_explicit(&g->refs, memory_order_relaxed));
-#if !defined(__OS2__)
         if (p0 == 1 || p1 == 1) {
-            uint64_t v = atomic_load_explicit(&g->sem->state, memory_order_relaxed);
-            diag("  sem %p: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)",
-                 (void *)g->sem, v, fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
+            char what[48];
+            snprintf(what, sizeof what, "  sem %p", (void *)g->sem);
+            test_dump_sem(what, g->sem);
         }
-#endif
     }
 }
 

@@ -30,35 +30,10 @@ static uint64_t box_end;
 static struct worker *workers;
 static int nworkers;
 
-static struct timespec deadline_on(clockid_t clock, uint64_t ns)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    t.tv_sec += (time_t)(ns / 1000000000u);
-    t.tv_nsec += (long)(ns % 1000000000u);
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
-static void dump_sem(const char *what, fastsync_sem_t *s)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(s));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("lock", &lock);
+    test_dump_sem("lock", &lock);
     /* relaxed: progress counters read for the dump only. */
     diag("threads inside: %d, overlaps seen: %lu", atomic_load_explicit(&inside, memory_order_relaxed),
          atomic_load_explicit(&overlaps, memory_order_relaxed));
@@ -97,7 +72,7 @@ static int take(struct worker *w)
     default: {
         for (;;) {
             clockid_t clock = test_rand(&w->rng) % 3 == 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-            struct timespec d = deadline_on(clock, test_rand(&w->rng) % 200000u);
+            struct timespec d = test_deadline_on(clock, test_rand(&w->rng) % 200000u);
             if (clock == CLOCK_MONOTONIC && test_rand(&w->rng) % 2)
                 r = fastsync_sem_timedwait(&lock, &d);
             else

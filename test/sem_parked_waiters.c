@@ -30,37 +30,14 @@ static struct {
     _Atomic(int) main_phase; /* 0 set-up, 1 waiting for registration, 2 posting, 3 joining */
 } R;
 
-static void dump_sem(const char *what, fastsync_sem_t *s)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(s));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
-/* Waiters registered in the slow path: read from the semaphore's word where we can, else
- * the threads that said they are about to wait. */
-static int registered(void)
-{
-#if defined(__OS2__)
-    int n = 0;
-    for (int i = 0; i < R.n; i++) /* relaxed: a poll */
-        n += atomic_load_explicit(&R.w[i].state, memory_order_relaxed) == 1;
-    return n;
-#else
-    /* relaxed: a poll; the rounds' ordering comes from the barriers and the semaphore. */
-    return (int)fastsync__sem_waiters(atomic_load_explicit(&R.s.state, memory_order_relaxed));
-#endif
-}
+/* Waiters registered in the semaphore's word (a poll; the rounds' ordering comes from the
+ * barriers and the semaphore). */
+static int registered(void) { return (int)test_sem_waiters(&R.s); }
 
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("sem", &R.s);
+    test_dump_sem("sem", &R.s);
     /* relaxed: progress read for the dump only. */
     diag("round %lu, main %s", atomic_load_explicit(&R.rounds, memory_order_relaxed),
          (const char *[]){ "setting up", "waiting for registrations", "posting",

@@ -36,18 +36,6 @@ struct pair {
 static struct pair *pairs;
 static int npairs;
 
-static void dump_sem(const char *what, fastsync_sem_t *s)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(s));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
@@ -55,25 +43,8 @@ static void dump(void *unused)
         /* relaxed: progress read for the dump only. */
         diag("pair %d: %lu rounds, phase %d", i, atomic_load_explicit(&pairs[i].rounds, memory_order_relaxed),
              atomic_load_explicit(&pairs[i].phase, memory_order_relaxed));
-        dump_sem("  sem", &pairs[i].s);
+        test_dump_sem("  sem", &pairs[i].s);
     }
-}
-
-static int64_t ts_ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
-
-static struct timespec ns_ts(int64_t ns)
-{
-    struct timespec t;
-    t.tv_sec = (time_t)(ns / 1000000000);
-    t.tv_nsec = (long)(ns % 1000000000);
-    return t;
-}
-
-static int64_t now_on(clockid_t clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return ts_ns(t);
 }
 
 static void barrier(struct pair *p)
@@ -100,7 +71,7 @@ static void *waiter_main(void *arg)
         if (p->quit) break;
         p->result = p->clock == CLOCK_MONOTONIC ? fastsync_sem_timedwait(&p->s, &p->deadline)
                                                 : fastsync_sem_clockwait(&p->s, p->clock, &p->deadline);
-        p->returned_at = now_on(p->clock);
+        p->returned_at = test_clock_ns(p->clock);
         barrier(p); /* the round is over */
     }
     return NULL;
@@ -127,18 +98,18 @@ static void *poster_main(void *arg)
         if (aimed) off = lag - (int64_t)((x >> 20) % 20000); /* 0-20 us before the usual return */
         p->clock = (x >> 40) % 4 == 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
         fastsync_sem_init(&p->s, 0, (x >> 44) % 4 == 0 ? FASTSYNC_SHARED : 0);
-        int64_t deadline = now_on(p->clock) + d;
-        p->deadline = ns_ts(deadline);
+        int64_t deadline = test_clock_ns(p->clock) + d;
+        p->deadline = test_ns_ts(deadline);
         atomic_store_explicit(&p->phase, 1, memory_order_relaxed);
         barrier(p); /* go */
 
         /* Sleep to the target (timer slack makes the post late by up to ~50 us), or sleep
          * to 40 us before it and spin the rest (on time; pinned, it delays the waiter). */
         bool spin = aimed || (x >> 48) % 2 == 0;
-        struct timespec at = ns_ts(deadline + off - (spin ? 40000 : 0));
+        struct timespec at = test_ns_ts(deadline + off - (spin ? 40000 : 0));
         while (clock_nanosleep(p->clock, TIMER_ABSTIME, &at, NULL) == EINTR) {}
-        while (spin && now_on(p->clock) < deadline + off) fastsync__cpu_relax();
-        int64_t posted_at = now_on(p->clock);
+        while (spin && test_clock_ns(p->clock) < deadline + off) fastsync__cpu_relax();
+        int64_t posted_at = test_clock_ns(p->clock);
         int rp = fastsync_sem_post(&p->s);
         barrier(p); /* the waiter has returned */
 

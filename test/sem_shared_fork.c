@@ -29,26 +29,14 @@ static struct shm *m;
 static pid_t child = -1;
 static _Atomic(unsigned long) parent_at;
 
-static void dump_sem(const char *what, fastsync_sem_t *s)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(s));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("ping", &m->ping);
-    dump_sem("pong", &m->pong);
-    dump_sem("late", &m->late);
-    dump_sem("back", &m->back);
-    dump_sem("timed", &m->timed);
+    test_dump_sem("ping", &m->ping);
+    test_dump_sem("pong", &m->pong);
+    test_dump_sem("late", &m->late);
+    test_dump_sem("back", &m->back);
+    test_dump_sem("timed", &m->timed);
     /* relaxed: progress read for the dump only. */
     diag("parent at round %lu, child at round %lu, child phase %d",
          atomic_load_explicit(&parent_at, memory_order_relaxed),

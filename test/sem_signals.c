@@ -37,22 +37,10 @@ static void on_usr1(int sig)
     atomic_fetch_add_explicit(&caught, 1, memory_order_relaxed);
 }
 
-static void dump_sem(const char *what, fastsync_sem_t *sem)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(sem));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&sem->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("sem", &s);
+    test_dump_sem("sem", &s);
     /* relaxed: progress read for the dump only. */
     diag("signals sent %lu, caught %lu; posted %d, waiter returned %d",
          atomic_load_explicit(&sent, memory_order_relaxed), atomic_load_explicit(&caught, memory_order_relaxed),
@@ -92,18 +80,6 @@ static void *storm_main(void *arg)
     return NULL;
 }
 
-static int64_t ts_ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
-
-static struct timespec deadline_on(clockid_t clock, uint64_t ns)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    int64_t v = ts_ns(t) + (int64_t)ns;
-    t.tv_sec = (time_t)(v / 1000000000);
-    t.tv_nsec = (long)(v % 1000000000);
-    return t;
-}
-
 static void one_case(int kind, bool restart)
 {
     const char *sa = restart ? "SA_RESTART" : "no SA_RESTART";
@@ -126,7 +102,7 @@ static void one_case(int kind, bool restart)
     w.kind = kind;
     w.clock = kind == CASE_CLOCK_RT ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     uint64_t wait_ns = kind == CASE_TIMED_POSTED ? 3600 * 1000000000ull : 200000000u;
-    w.deadline = deadline_on(w.clock, wait_ns);
+    w.deadline = test_deadline_on(w.clock, wait_ns);
     unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed), waits0 = test_kernel_waits();
 
     test_watchdog_start(dump, NULL);
@@ -166,7 +142,7 @@ static void one_case(int kind, bool restart)
         ok(!early && w.posted_at_return, "%s, %s: returned only after the post", what, sa);
     } else {
         is_int(w.result, ETIMEDOUT, "%s, %s: ETIMEDOUT (never EINTR)", what, sa);
-        int64_t late = ts_ns(w.after) - ts_ns(w.deadline);
+        int64_t late = test_ts_ns(w.after) - test_ts_ns(w.deadline);
         ok(late >= 0, "%s, %s: not before the deadline (%+" PRId64 " us)", what, sa, late / 1000);
         ok(late < 2000000000, "%s, %s: not absurdly late (< 2 s)", what, sa);
         ok(!w.posted_at_return, "%s, %s: nothing was posted", what, sa);

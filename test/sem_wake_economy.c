@@ -14,22 +14,10 @@ static _Atomic(int) returned;
 static _Atomic(int) sleeper_state[SLEEPERS]; /* 0 not started, 1 in wait, 2 returned */
 static int sleeper_code[SLEEPERS];
 
-static void dump_sem(const char *what, fastsync_sem_t *sem)
-{
-#if defined(__OS2__)
-    diag("%s: value %u", what, fastsync_sem_getvalue(sem));
-#else
-    /* relaxed: a snapshot of the internal word for the dump. */
-    uint64_t v = atomic_load_explicit(&sem->state, memory_order_relaxed);
-    diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
-#endif
-}
-
 static void dump(void *unused)
 {
     (void)unused;
-    dump_sem("sem", &s);
+    test_dump_sem("sem", &s);
     /* relaxed: progress read for the dump only. */
     diag("%d sleepers returned", atomic_load_explicit(&returned, memory_order_relaxed));
     for (int i = 0; i < SLEEPERS; i++)
@@ -38,17 +26,9 @@ static void dump(void *unused)
                  &sleeper_state[i], memory_order_relaxed)]);
 }
 
-static int registered(void)
-{
-#if defined(__OS2__)
-    int n = 0;
-    for (int i = 0; i < SLEEPERS; i++) n += atomic_load_explicit(&sleeper_state[i], memory_order_relaxed) == 1;
-    return n;
-#else
-    /* relaxed: a poll; what the test asserts is ordered by the semaphore and joins. */
-    return (int)fastsync__sem_waiters(atomic_load_explicit(&s.state, memory_order_relaxed));
-#endif
-}
+/* Waiters registered in the word (a poll; what the test asserts is ordered by the
+ * semaphore and the joins). */
+static int registered(void) { return (int)test_sem_waiters(&s); }
 
 static void *sleeper(void *arg)
 {
