@@ -37,7 +37,7 @@ struct pair {
     _Atomic unsigned long w_rounds, s_rounds;
     _Atomic int w_at, s_at;
     /* results, read after the join */
-    unsigned long waits_ok, bad, sets, shared_rounds;
+    unsigned long waits_ok, bad, bad_destroy, sets, shared_rounds;
     uint64_t w_rng, s_rng;
 };
 
@@ -63,14 +63,16 @@ static fastsync_event_t *ev_alloc(void)
 #endif
 }
 
-static void ev_free(fastsync_event_t *e)
+/* Destroys and frees the event; returns what destroy returned. */
+static int ev_free(fastsync_event_t *e)
 {
-    fastsync_event_destroy(e);
+    int r = fastsync_event_destroy(e);
 #if EV_MALLOC
     free(e);
 #else
     if (munmap((char *)e + sizeof *e - g.page, g.page) != 0) bail("munmap: %s", strerror(errno));
 #endif
+    return r;
 }
 
 static void at(_Atomic int *where, int w)
@@ -115,7 +117,7 @@ static void *waiter_main(void *arg)
         }
         /* the wait returned: the event is ours to destroy, whatever set is still doing */
         at(&pr->w_at, W_FREE);
-        ev_free(e);
+        if (ev_free(e) != 0) pr->bad_destroy++;
         if (ret == 0) pr->waits_ok++;
         else pr->bad++;
     }
@@ -158,15 +160,14 @@ static void dump(void *unused)
         struct pair *pr = &g.pairs[i];
         /* relaxed: a diagnostic snapshot. */
         int w_at = atomic_load_explicit(&pr->w_at, memory_order_relaxed);
-        diag("  pair %d: waiter round %lu (%s), setter %lu sets (%s), go semaphore 0x%016" PRIx64, i,
+        diag("  pair %d: waiter round %lu (%s), setter %lu sets (%s)", i,
              atomic_load_explicit(&pr->w_rounds, memory_order_relaxed), w_where[w_at],
              atomic_load_explicit(&pr->s_rounds, memory_order_relaxed),
-             s_where[atomic_load_explicit(&pr->s_at, memory_order_relaxed)],
-             atomic_load_explicit(&pr->go.state, memory_order_relaxed));
+             s_where[atomic_load_explicit(&pr->s_at, memory_order_relaxed)]);
+        test_dump_sem("    go semaphore", &pr->go);
         /* The event word only while the waiter hangs in its wait: else it may be unmapped. */
         fastsync_event_t *e = atomic_load_explicit(&pr->slot, memory_order_relaxed);
-        if (w_at == W_WAIT && e)
-            diag("    its event word 0x%08" PRIx32, atomic_load_explicit(&e->state, memory_order_relaxed));
+        if (w_at == W_WAIT && e) test_dump_event("    its event", e);
     }
 }
 
@@ -197,15 +198,17 @@ static void run(const char *config, bool pinned, int npairs, double box_ms)
 
     char label[96];
     snprintf(label, sizeof label, "%s (%d pair%s)", config, npairs, npairs > 1 ? "s" : "");
-    unsigned long waits = 0, sets = 0, bad = 0, shared = 0;
+    unsigned long waits = 0, sets = 0, bad = 0, bad_destroy = 0, shared = 0;
     for (int i = 0; i < npairs; i++) {
         waits += g.pairs[i].waits_ok;
         sets += g.pairs[i].sets;
         bad += g.pairs[i].bad;
+        bad_destroy += g.pairs[i].bad_destroy + (fastsync_sem_destroy(&g.pairs[i].go) != 0);
         shared += g.pairs[i].shared_rounds;
     }
     diag("%s: %lu rounds (%lu shared), %lu FUTEX_WAKEs (sets and the handoff semaphore)", label, waits + bad, shared, test_kernel_wakes() - k0);
     is_int(bad, 0, "%s: every wait returned 0", label);
+    is_int(bad_destroy, 0, "%s: every event destroy (and the handoff semaphore's) returned 0", label);
     is_int(waits, sets, "%s: one successful wait per set, and the event freed each time", label);
     ok(waits >= (unsigned long)npairs, "%s: every pair ran at least one round", label);
 }

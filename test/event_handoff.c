@@ -249,15 +249,15 @@ static void dump(void *unused)
     for (int i = 0; i < g.npairs; i++) {
         struct pair *pr = &g.pairs[i];
         /* relaxed: a diagnostic snapshot. */
-        diag("  pair %d: P at %lu (%s), Q at %lu (%s); ping %lu pong %lu; evp 0x%08" PRIx32 " evq 0x%08" PRIx32,
+        diag("  pair %d: P at %lu (%s), Q at %lu (%s); ping %lu pong %lu",
              i, atomic_load_explicit(&pr->p.iter, memory_order_relaxed),
              where_name[atomic_load_explicit(&pr->p.where, memory_order_relaxed)],
              atomic_load_explicit(&pr->q.iter, memory_order_relaxed),
              where_name[atomic_load_explicit(&pr->q.where, memory_order_relaxed)],
              atomic_load_explicit(&pr->ping, memory_order_relaxed),
-             atomic_load_explicit(&pr->pong, memory_order_relaxed),
-             atomic_load_explicit(&pr->evp.state, memory_order_relaxed),
-             atomic_load_explicit(&pr->evq.state, memory_order_relaxed));
+             atomic_load_explicit(&pr->pong, memory_order_relaxed));
+        test_dump_event("    evp", &pr->evp);
+        test_dump_event("    evq", &pr->evq);
     }
 }
 
@@ -291,7 +291,7 @@ static void run(const char *config, bool pinned, int npairs, int variant, double
     double secs = (double)(test_now_ns() - t0) / 1e9;
     test_pin_all(false);
 
-    unsigned long total = 0, bad_p = 0, bad_q = 0, bad_sent = 0, errors = 0;
+    unsigned long total = 0, bad_p = 0, bad_q = 0, bad_sent = 0, errors = 0, busy = 0;
     for (int i = 0; i < npairs; i++) {
         struct pair *pr = &g.pairs[i];
         unsigned long n = pr->p.sent;
@@ -302,12 +302,14 @@ static void run(const char *config, bool pinned, int npairs, int variant, double
         errors += pr->p.errors + pr->q.errors;
         diag("%s/%s pair %d: %lu pings, %lu pongs", config, variant_name[variant], i, n, pr->q.sent);
         pthread_mutex_destroy(&pr->mu);
+        busy += (fastsync_event_destroy(&pr->evp) != 0) + (fastsync_event_destroy(&pr->evq) != 0);
     }
     char label[96];
     snprintf(label, sizeof label, "%s, %s, %d pair%s", variant_name[variant], config, npairs, npairs > 1 ? "s" : "");
     is_int(bad_q, 0, "%s: Q saw exactly the pings P sent", label);
     is_int(bad_p + bad_sent, 0, "%s: P saw exactly the pongs Q sent, one fewer than the pings", label);
     is_int(errors, 0, "%s: every handoff carried the right number and payload", label);
+    is_int(busy, 0, "%s: every event destroyed with no waiter left in it", label);
     diag("%s: %lu handoffs each way in %.3f s", label, total, secs);
 }
 

@@ -42,15 +42,6 @@ static struct {
     struct waiter w[MAXWAITERS];
 } g;
 
-static uint64_t ts_ns(struct timespec t) { return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec; }
-
-static uint64_t now_on(clockid_t c)
-{
-    struct timespec t;
-    clock_gettime(c, &t);
-    return ts_ns(t);
-}
-
 static void *waiter_main(void *arg)
 {
     struct waiter *w = (struct waiter *)arg;
@@ -81,9 +72,7 @@ static void *waiter_main(void *arg)
             break;
         default:
             clock = CLOCK_REALTIME;
-            clock_gettime(CLOCK_REALTIME, &d);
-            d.tv_nsec += (long)(test_rand(&w->rng) % 200000);
-            if (d.tv_nsec >= 1000000000L) { d.tv_sec++; d.tv_nsec -= 1000000000L; }
+            d = test_deadline_on(CLOCK_REALTIME, test_rand(&w->rng) % 200000);
             r = fastsync_event_clockwait(&g.ev, CLOCK_REALTIME, &d);
             break;
         }
@@ -105,7 +94,7 @@ static void *waiter_main(void *arg)
             }
         } else if (r == ETIMEDOUT) {
             w->timeouts[kind]++;
-            if (now_on(clock) < ts_ns(d)) w->early++;
+            if (test_clock_ns(clock) < test_ts_ns(d)) w->early++;
         } else {
             w->bad_code++;
         }
@@ -153,11 +142,11 @@ static void dump(void *unused)
 {
     (void)unused;
     /* relaxed: a diagnostic snapshot. */
-    diag("config %s: event word 0x%08" PRIx32 ", phase %lu, stop %d, %lu sets, %lu resets, %d of %d waiters left",
-         g.config ? g.config : "-", atomic_load_explicit(&g.ev.state, memory_order_relaxed),
-         atomic_load_explicit(&g.phase, memory_order_relaxed), (int)atomic_load_explicit(&g.stop, memory_order_relaxed),
+    diag("config %s: phase %lu, stop %d, %lu sets, %lu resets, %d of %d waiters left",
+         g.config ? g.config : "-", atomic_load_explicit(&g.phase, memory_order_relaxed), (int)atomic_load_explicit(&g.stop, memory_order_relaxed),
          atomic_load_explicit(&g.sets, memory_order_relaxed), atomic_load_explicit(&g.resets, memory_order_relaxed),
          atomic_load_explicit(&g.left, memory_order_relaxed), g.nwaiters);
+    test_dump_event("  event", &g.ev);
     for (int i = 0; i < g.nwaiters; i++) {
         int k = atomic_load_explicit(&g.w[i].in_kind, memory_order_relaxed);
         diag("  waiter %d: %lu calls, now %s", i, atomic_load_explicit(&g.w[i].loops, memory_order_relaxed),
@@ -231,6 +220,7 @@ static void run(const char *config, bool pinned, int nwaiters, int flags, double
         sum += w->bad_code;
     }
     is_int(sum, calls, "%s: the per-kind counts add up to the calls made", label);
+    is_int(fastsync_event_destroy(&g.ev), 0, "%s: destroy: no waiter left in the event", label);
 }
 
 int main(void)
