@@ -205,6 +205,32 @@ static inline double bench_rmw2(long n)
     return (double)(t1 - t0) / (double)n;
 }
 
+/* Two load + CAS RMWs, n times: the floor under any semaphore that never lets its value
+ * go below 0 or above its maximum (a wait must look before it takes; a post that may fail
+ * with EOVERFLOW must look before it adds). ns per iteration. */
+BENCH_NOINLINE static void bench_cas2_loop(long n)
+{
+    for (long i = 0; i < n; i++) {
+        /* relaxed loads: guesses for the CASes. release / acquire CASes: the orders a post
+         * and a wait use; nothing pairs with them (one thread), they only cost. */
+        long v = atomic_load_explicit(bench_rmw_word, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(bench_rmw_word, &v, v + 1, memory_order_release,
+                                                      memory_order_relaxed)) {}
+        v = atomic_load_explicit(bench_rmw_word, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(bench_rmw_word, &v, v - 1, memory_order_acquire,
+                                                      memory_order_relaxed)) {}
+    }
+}
+
+static inline double bench_cas2(long n)
+{
+    if (!bench_rmw_word) bench_rmw_word = (_Atomic(long) *)bench_alloc(sizeof *bench_rmw_word);
+    uint64_t t0 = bench_now_ns();
+    bench_cas2_loop(n);
+    uint64_t t1 = bench_now_ns();
+    return (double)(t1 - t0) / (double)n;
+}
+
 /* pthread_mutex lock + unlock, n times, uncontended. ns per iteration. */
 static pthread_mutex_t bench_mutex = PTHREAD_MUTEX_INITIALIZER;
 BENCH_NOINLINE static void bench_mutex_loop(long n)

@@ -11,7 +11,7 @@
  *   perf2 [--quick] [--reps N] [--csv FILE] [--build NAME] [TEST...]
  *         TEST: uncontended pingpong oversub (default: all)
  *   perf2 --op OP --iters N     one loop only, no output (for callgrind / strace):
- *         OP: mutex rmw2 sem-peer sem-fs pp-peer pp-fs over-peer over-fs
+ *         OP: mutex rmw2 cas2 sem-peer sem-fs pp-peer pp-fs over-peer over-fs
  */
 #include "bench.h"
 
@@ -99,6 +99,7 @@ static int run_op(const char *op, long n)
     if (n <= 0) n = 1;
     if (strcmp(op, "mutex") == 0) bench_mutex_loop(n);
     else if (strcmp(op, "rmw2") == 0) (void)bench_rmw2(n);
+    else if (strcmp(op, "cas2") == 0) (void)bench_cas2(n);
     else if (strcmp(op, "sem-peer") == 0) (void)peer_uncontended(n);
     else if (strcmp(op, "sem-fs") == 0) (void)fs_uncontended(n);
     else if (strcmp(op, "pp-peer") == 0) (void)peer_pingpong(n, 1, PP_PIN, NULL);
@@ -152,12 +153,13 @@ int main(int argc, char **argv)
            *unc_fs_futex = v + 4 * R, *pp_peer = v + 5 * R, *pp_fs = v + 6 * R,
            *pp_peer_sl = v + 7 * R, *pp_fs_sl = v + 8 * R, *pp_fs_fx = v + 9 * R,
            *ov_peer = v + 10 * R, *ov_fs = v + 11 * R, *ov_peer_sl = v + 12 * R,
-           *ov_fs_sl = v + 13 * R, *ov_fs_fx = v + 14 * R;
+           *ov_fs_sl = v + 13 * R, *ov_fs_fx = v + 14 * R, *cas = v + 15 * R;
 
     for (int r = 0; r < R; r++) {
         if (t_unc) {
             mutex[r] = bench_mutex_ns(n_unc);
             rmw[r] = bench_rmw2(n_unc);
+            cas[r] = bench_cas2(n_unc);
             unc_peer[r] = peer_uncontended(n_unc);
             unsigned long f0 = bench_futex_calls();
             unc_fs[r] = fs_uncontended(n_unc);
@@ -218,6 +220,9 @@ int main(int argc, char **argv)
     }
     if (t_unc)
         row("two bare atomic RMWs (floor)", bench_csv_samples(&o, P, "rmw2", "uncontended_ns", "ns", rmw, R),
+            n_unc, "-", "-");
+    if (t_unc)
+        row("two load+CAS RMWs (floor)", bench_csv_samples(&o, P, "cas2", "uncontended_ns", "ns", cas, R),
             n_unc, "-", "-");
     printf("(ping-pong: one round trip per iteration, 2 threads pinned to CPUs 0 and 1; x4: %d pairs,\n"
            " unpinned, ns per round trip as each pair sees it; futex/it: fastsync's own futex calls;\n"
