@@ -139,21 +139,17 @@ long syscall(long number, ...);
 /* Spin before sleeping: FASTSYNC_SPIN polls of the semaphore word, each after a CPU pause
  * (~35 ns on the test machine), then FASTSYNC_SPIN_YIELDS polls, each after a sched_yield();
  * only while no other waiter is registered. The yields are what make spinning safe with more
- * threads than CPUs: the thread that will post may be waiting for this very CPU. Chosen
- * with bench/ on a 2-vCPU AMD EPYC VM, Linux 6.18 (perf2 --op pp-fs / over-fs, medians of 5,
- * 2026-11-30; glibc sem_t in the same runs: ping-pong 34-46 us, 4 pairs 15-23 us):
- *     SPIN YIELDS    ping-pong round trip    4 pairs on 2 CPUs, per round trip
- *        0      0    52400 ns                19287 ns
- *      100      0      386 ns (315-1150)      5431 ns (another run: 31443)
- *       10     16      101 ns                 4968 ns
- *       20      8      101 ns                 4302 ns
- *       20     16      102 ns                 6439 ns (1030-8671)
- *       20     32       99 ns                 4737 ns
- *      100     16       94 ns                 3704 ns
- * Every setting with yields catches the ping-pong in user space and stays well below glibc
- * when oversubscribed; without yields the oversubscribed case swings with the scheduler
- * (up to 1.7x glibc in the bench's runs). 20 + 16 burns the least CPU before a waiter that
- * nobody posts to goes to sleep (about 0.7 us spinning plus 16 short syscalls). */
+ * threads than CPUs: the thread that will post may be waiting for this very CPU. Chosen with
+ * bench/run --spin-sweep (bench/results/sweep.txt: 2-vCPU AMD EPYC VM, Linux 6.18, glibc
+ * 2.36, 2026-11-30; medians of 5 passes, glibc sem_t measured in the same passes):
+ *     SPIN+YIELDS            0+0   20+0  100+0  500+0  10+16  20+8  20+16  20+32  100+16
+ *     ping-pong round trip  38.6us 20.3us 450ns  71ns   74ns  74ns   73ns   72ns   76ns
+ *     4 pairs on 2 CPUs,
+ *       fastsync / glibc     0.69   0.85   0.81  0.70   0.48  0.37   0.27   0.73   0.44
+ * Pure spinning needs ~100+ polls to catch the ping-pong, and then swings between 0.7x and
+ * 2x glibc when oversubscribed (earlier runs); with yields every setting catches the
+ * ping-pong and stays below glibc oversubscribed. 20 + 16 burns the least CPU before a
+ * waiter that nobody posts to goes to sleep (about 0.7 us of pauses plus 16 short syscalls). */
 #ifndef FASTSYNC_SPIN
 #define FASTSYNC_SPIN 20
 #endif
