@@ -10,6 +10,7 @@
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
+ *   test_box_more(end, done)     ... or the loop has done fewer than TEST_MIN_ROUNDS rounds
  *   test_init()                  first in main: reads and prints the seed and the scale
  *   test_seed(), test_stream(i)  the run's random seed (FASTSYNC_TEST_SEED to replay), and a
  *   test_rand(&state)            distinct generator state per thread i; next random number
@@ -313,6 +314,15 @@ static inline struct timespec test_deadline_on(clockid_t clock, uint64_t ns)
 
 static inline uint64_t test_box_end(double ms) { return test_now_ns() + (uint64_t)(ms * test_scale() * 1e6); }
 static inline bool test_box_open(uint64_t end) { return test_now_ns() < end; }
+
+/* Whether a time-boxed loop goes on: while its box is open, and in any case until it has
+ * done `min` rounds, so that a starved thread (a sanitizer, every thread on one CPU) still
+ * exercises the code it is there for. A hang is the watchdog's business. */
+#define TEST_MIN_ROUNDS 8
+static inline bool test_box_more(uint64_t end, unsigned long done)
+{
+    return done < TEST_MIN_ROUNDS || test_box_open(end);
+}
 
 /* ---- randomness ---- */
 

@@ -58,7 +58,7 @@ static void *producer_main(void *arg)
 {
     struct producer *p = (struct producer *)arg;
     unsigned long posted = 0;
-    while (test_box_open(R.box_end)) {
+    while (test_box_more(R.box_end, posted)) {
         if (fastsync_sem_getvalue(&R.s) > 256) { /* keep the value small: consumers must run dry */
             sched_yield();
             continue;

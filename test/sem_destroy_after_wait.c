@@ -179,7 +179,7 @@ static void *poster_main(void *arg)
     for (;;) {
         /* relaxed (every store to poster_phase and rounds): progress for the dump. */
         atomic_store_explicit(&g->poster_phase, 0, memory_order_relaxed);
-        if (!test_box_open(g->box_end)) {
+        if (!test_box_more(g->box_end, rounds)) {
             g->quit = true;
             barrier(g);
             break;

@@ -91,7 +91,7 @@ static void *worker_main(void *p)
 {
     struct worker *w = (struct worker *)p;
     unsigned long done = 0;
-    while (test_box_open(box_end)) {
+    while (test_box_more(box_end, done)) {
         /* relaxed (this and every store to where/done): progress for the dump. */
         atomic_store_explicit(&w->where, 1, memory_order_relaxed);
         int how = take(w);

@@ -106,7 +106,7 @@ static void run(const char *name, bool pinned, int n, double ms)
     }
     uint64_t end = test_box_end(ms);
     unsigned long rounds = 0;
-    while (test_box_open(end)) {
+    while (test_box_more(end, rounds)) {
         /* relaxed (every store to main_phase and rounds): progress for the dump */
         atomic_store_explicit(&R.main_phase, 0, memory_order_relaxed);
         uint64_t x = test_rand(&rng);

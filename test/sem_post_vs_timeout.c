@@ -86,7 +86,7 @@ static void *poster_main(void *arg)
     for (;;) {
         /* relaxed (every store to phase and rounds): progress for the dump. */
         atomic_store_explicit(&p->phase, 0, memory_order_relaxed);
-        if (!test_box_open(p->box_end)) {
+        if (!test_box_more(p->box_end, rounds)) {
             p->quit = true;
             barrier(p);
             break;
