@@ -53,28 +53,11 @@ static ULONG count_of(HEV h)
     return c;
 }
 
-/* Wait (outside the double) until n threads are blocked on h. */
-static int until_blocked(ULONG h, unsigned long n)
-{
-    uint64_t end = dbl_now_ns() + 5000000000u;
-    while (os2dbl_blocked(h) != n) {
-        if (dbl_now_ns() > end) return 0;
-        dbl_sleep_ms(1);
-    }
-    return 1;
-}
-
 static void start(TID *tid, ULONG i, ULONG ms)
 {
     wait_ms[i] = ms;
     atomic_store_explicit(&rcs[i], 9999, memory_order_relaxed);   /* relaxed: before the thread starts */
     if (DosCreateThread(tid, waiter, i, 0, 65536) != NO_ERROR) bail("DosCreateThread");
-}
-
-static void join(TID tid)
-{
-    APIRET rc = DosWaitThread(&tid, DCWW_WAIT);
-    if (rc != NO_ERROR) bail("DosWaitThread: %lu", rc);
 }
 
 static void test_counts(void)
@@ -169,12 +152,12 @@ static void test_edge(void)
     /* a 3 s timeout, so that a level-triggered double fails here (640) instead of hanging */
     for (r = 0; r < ROUNDS && all_zero; r++) {
         for (i = 0; i < NWAITERS; i++) start(&tid[i], (ULONG)i, 3000);
-        if (!until_blocked(ev, NWAITERS)) all_blocked = 0;
+        if (!dbl_until_blocked(ev, NWAITERS)) all_blocked = 0;
         ULONG c;
         DosPostEventSem(ev);
         if (DosResetEventSem(ev, &c) != NO_ERROR || c != 1) all_reset = 0;
         for (i = 0; i < NWAITERS; i++) {
-            join(tid[i]);
+            dbl_join(tid[i]);
             if (rc_of(i) != NO_ERROR) {
                 if (all_zero) diag("round %d waiter %d: rc %lu", r, i, rc_of(i));
                 all_zero = 0;
@@ -192,10 +175,10 @@ static void test_edge(void)
     /* close while a thread waits */
     step(4);
     start(&tid[0], 0, SEM_INDEFINITE_WAIT);
-    ok(until_blocked(ev, 1), "a thread blocks on the event");
+    ok(dbl_until_blocked(ev, 1), "a thread blocks on the event");
     is_int(DosCloseEventSem(ev), ERROR_SEM_BUSY, "final close while a thread waits: ERROR_SEM_BUSY (301)");
     is_int(DosPostEventSem(ev), NO_ERROR, "post: the handle is still valid");
-    join(tid[0]);
+    dbl_join(tid[0]);
     is_int(rc_of(0), NO_ERROR, "... the waiter returns 0");
     is_int(DosCloseEventSem(ev), NO_ERROR, "close when nobody waits: 0");
 }
@@ -213,12 +196,12 @@ static void test_usage(void)
     is_int(o, h, "... the same handle");
     ev = h;
     start(&t, 0, SEM_INDEFINITE_WAIT);
-    until_blocked(h, 1);
+    dbl_until_blocked(h, 1);
     is_int(DosCloseEventSem(h), NO_ERROR, "a close that is not the final one, while a thread waits: 0");
     is_int(DosQueryEventSem(h, &c), NO_ERROR, "... the handle is still valid (usage count 1)");
     is_int(DosCloseEventSem(h), ERROR_SEM_BUSY, "... the final close while it waits: ERROR_SEM_BUSY");
     DosPostEventSem(h);
-    join(t);
+    dbl_join(t);
     is_int(DosCloseEventSem(h), NO_ERROR, "final close: 0");
     is_int(DosQueryEventSem(h, &c), ERROR_INVALID_HANDLE, "... then the handle is invalid");
     o = h;
@@ -321,10 +304,10 @@ static void test_interrupt(void)
             seen++;
             DosPostEventSem(h);
             DosResetEventSem(h, &c);
-            join(t);
+            dbl_join(t);
             if (rc_of(0) != NO_ERROR) zero = 0;
         } else {
-            join(t);
+            dbl_join(t);
         }
     }
     ok(seen > 0 && zero, "knob 100%%: %d waiters blocked at a post then reset all return 0, not 95", seen);

@@ -88,22 +88,6 @@ static void let_go(int i)
     atomic_store_explicit(&release_now[i], 1, memory_order_release);
 }
 
-static void join(TID t)
-{
-    APIRET rc = DosWaitThread(&t, DCWW_WAIT);
-    if (rc != NO_ERROR) bail("DosWaitThread: %lu", rc);
-}
-
-static int until_blocked(ULONG h, unsigned long n)
-{
-    uint64_t end = dbl_now_ns() + 5000000000u;
-    while (os2dbl_blocked(h) != n) {
-        if (dbl_now_ns() > end) return 0;
-        dbl_sleep_ms(1);
-    }
-    return 1;
-}
-
 static int until_done(int i)
 {
     uint64_t end = dbl_now_ns() + 5000000000u;
@@ -157,12 +141,12 @@ static void test_recursion(void)
     is_int(n, 65535, "... count stays 65535");
 
     start(&t, requester, 0, SEM_IMMEDIATE_RETURN);
-    join(t);
+    dbl_join(t);
     is_int(rc_of(0), ERROR_TIMEOUT, "another thread, SEM_IMMEDIATE_RETURN on an owned mutex: ERROR_TIMEOUT (640)");
     unsigned long tick = os2dbl_tick_ms();
     uint64_t t0 = dbl_now_ns();
     start(&t, requester, 0, 40);
-    join(t);
+    dbl_join(t);
     uint64_t el = dbl_now_ns() - t0;
     is_int(rc_of(0), ERROR_TIMEOUT, "another thread, 40 ms on an owned mutex: ERROR_TIMEOUT");
     ok(el >= dbl_round_ms(40, tick) * 1000000u, "... after %.1f ms, never before 40 ms rounded up to the tick", el / 1e6);
@@ -179,7 +163,7 @@ static void test_recursion(void)
 
     /* a helper owns it: release by this thread is not the owner's */
     start(&t, requester, 1, SEM_INDEFINITE_WAIT);
-    until_blocked(mtx, 0);
+    dbl_until_blocked(mtx, 0);
     while (1) {
         query(mtx, &pid, &tid, &n, &rc);
         if (tid != 0) break;
@@ -189,7 +173,7 @@ static void test_recursion(void)
     is_int(DosReleaseMutexSem(mtx), ERROR_NOT_OWNER, "release by a thread that does not own it: ERROR_NOT_OWNER");
     is_int(DosCloseMutexSem(mtx), ERROR_SEM_BUSY, "final close while another thread owns it: ERROR_SEM_BUSY (301)");
     let_go(1);
-    join(t);
+    dbl_join(t);
     is_int(rc_of(1), NO_ERROR, "... the helper released it");
 
     is_int(DosRequestMutexSem(mtx, 0), NO_ERROR, "request it again");
@@ -226,7 +210,7 @@ static void test_fifo(void)
     norder = 0;
     for (i = 0; i < NQ; i++) {
         start(&t[i], requester, i, SEM_INDEFINITE_WAIT);
-        if (!until_blocked(mtx, (unsigned long)i + 1)) queued = 0;   /* queue them in order 0..3 */
+        if (!dbl_until_blocked(mtx, (unsigned long)i + 1)) queued = 0;   /* queue them in order 0..3 */
     }
     ok(queued, "%d threads block on an owned mutex, one after the other", NQ);
     is_int(DosCloseMutexSem(mtx), ERROR_SEM_BUSY, "final close while threads wait for it: ERROR_SEM_BUSY");
@@ -240,7 +224,7 @@ static void test_fifo(void)
         if (!until_done(i) || rc_of(i) != NO_ERROR) fifo = 0;
     }
     for (i = 0; i < NQ; i++) {
-        join(t[i]);
+        dbl_join(t[i]);
         if (order[i] != i) fifo = 0;
     }
     ok(fifo && norder == NQ, "ownership handed FIFO: order %d %d %d %d", order[0], order[1], order[2], order[3]);
@@ -260,7 +244,7 @@ static void test_owner_died(void)
     DosCreateMutexSem(NULL, &mtx, 0, FALSE);
     start(&t, dier, 0, 0);
     let_go(0);
-    join(t);
+    dbl_join(t);
     is_int(rc_of(0), NO_ERROR, "a thread takes the mutex and ends without releasing it");
     query(mtx, &pid, &tid, &n, &rc);
     ok(rc == ERROR_SEM_OWNER_DIED && tid == tids[0] && n == 1,
@@ -278,15 +262,15 @@ static void test_owner_died(void)
     until_done(0);
     TID t1;
     start(&t1, requester, 1, SEM_INDEFINITE_WAIT);
-    ok(until_blocked(mtx, 1), "a thread blocks on a mutex whose owner is about to end");
+    ok(dbl_until_blocked(mtx, 1), "a thread blocks on a mutex whose owner is about to end");
     let_go(0);
-    join(t);
+    dbl_join(t);
     until_done(1);
     is_int(rc_of(1), ERROR_SEM_OWNER_DIED, "the owner ends: the blocked thread gets it with ERROR_SEM_OWNER_DIED");
     query(mtx, &pid, &tid, &n, &rc);
     ok(rc == NO_ERROR && tid == tids[1] && n == 1, "... and owns it");
     let_go(1);
-    join(t1);
+    dbl_join(t1);
     is_int(norder, 1, "... the one requester that got the mutex in this test");
     is_int(DosCloseMutexSem(mtx), NO_ERROR, "close: 0");
 }
@@ -340,10 +324,10 @@ static void test_interrupt(void)
             query(mtx, &pid, &tid, &n, &rc);
             if (tid != tids[0]) kept = 0;
             let_go(0);
-            join(t[0]);
+            dbl_join(t[0]);
             if (rc_of(0) != NO_ERROR) kept = 0;
         } else {
-            join(t[0]);
+            dbl_join(t[0]);
             if (rc_of(0) != ERROR_INTERRUPT) kept = 0;
             DosReleaseMutexSem(mtx);
         }
@@ -352,7 +336,7 @@ static void test_interrupt(void)
     ok(seen > 0 && kept, "knob 100%%: %d blocked requesters handed the mutex return 0 and own it, never 95", seen);
     DosCreateMutexSem(NULL, &mtx, 0, TRUE);
     start(&t[0], requester, 0, 200);
-    join(t[0]);
+    dbl_join(t[0]);
     is_int(rc_of(0), ERROR_INTERRUPT, "knob 100%%: a blocking request returns ERROR_INTERRUPT (95)");
     query(mtx, &pid, &tid, &n, &rc);
     ok(tid == my_tid() && n == 1, "... and the mutex is still the owner's");
@@ -373,7 +357,7 @@ static void test_interrupt(void)
     atomic_store_explicit(&stop, 1, memory_order_relaxed);   /* relaxed: a stop flag */
     unsigned long total = 0;
     for (i = 0; i < NQ; i++) {
-        join(t[i]);
+        dbl_join(t[i]);
         total += atomic_load_explicit(&loops[i], memory_order_relaxed);   /* relaxed: after join */
     }
     os2dbl_set_interrupt_percent(0);

@@ -67,22 +67,6 @@ static void start_waiter(TID *t, ULONG ms)
     if (DosCreateThread(t, mux_waiter, 0, 0, 65536) != NO_ERROR) bail("DosCreateThread");
 }
 
-static void join(TID t)
-{
-    APIRET rc = DosWaitThread(&t, DCWW_WAIT);
-    if (rc != NO_ERROR) bail("DosWaitThread: %lu", rc);
-}
-
-static int until_blocked(ULONG h, unsigned long n)
-{
-    uint64_t end = dbl_now_ns() + 5000000000u;
-    while (os2dbl_blocked(h) != n) {
-        if (dbl_now_ns() > end) return 0;
-        dbl_sleep_ms(1);
-    }
-    return 1;
-}
-
 static void test_events_any(void)
 {
     HEV ev[3];
@@ -114,12 +98,12 @@ static void test_events_any(void)
     for (i = 0; i < 3; i++) DosResetEventSem(ev[i], &c);
 
     start_waiter(&t, SEM_INDEFINITE_WAIT);
-    ok(until_blocked(mux, 1), "a thread blocks on the mux-wait");
+    ok(dbl_until_blocked(mux, 1), "a thread blocks on the mux-wait");
     is_int(os2dbl_blocked(ev[2]), 1, "... queued on each member");
     is_int(DosCloseMuxWaitSem(mux), ERROR_SEM_BUSY, "final close of the mux-wait while a thread waits: ERROR_SEM_BUSY");
     DosPostEventSem(ev[2]);
     DosResetEventSem(ev[2], &c);
-    join(t);
+    dbl_join(t);
     is_int(rc_of_waiter(), NO_ERROR, "member 3 posted then reset at once: the blocked thread returns 0 (edge-triggered)");
     /* relaxed: after DosWaitThread */
     is_int(atomic_load_explicit(&user_w, memory_order_relaxed), 102, "... with member 3's ulUser");
@@ -153,7 +137,7 @@ static void test_events_all(void)
     for (i = 0; i < 3; i++) DosResetEventSem(ev[i], &c);
 
     start_waiter(&t, SEM_INDEFINITE_WAIT);
-    until_blocked(mux, 1);
+    dbl_until_blocked(mux, 1);
     DosPostEventSem(ev[0]);
     DosResetEventSem(ev[0], &c);
     DosPostEventSem(ev[1]);
@@ -161,7 +145,7 @@ static void test_events_all(void)
     dbl_sleep_ms(50);
     is_int(rc_of_waiter(), 9999, "all three posted, but member 1 was reset before the last post: still blocked");
     DosPostEventSem(ev[0]);
-    join(t);
+    dbl_join(t);
     is_int(rc_of_waiter(), NO_ERROR, "member 1 posts again: 0");
     /* relaxed: after DosWaitThread */
     is_int(atomic_load_explicit(&user_w, memory_order_relaxed), 200, "... with the ulUser of the last member to post");
@@ -197,11 +181,11 @@ static void test_mutexes(void)
     DosReleaseMutexSem(mtx[1]);
     DosRequestMutexSem(mtx[1], 0);   /* both owned now: 1 by the holder, 2 by us */
     start_waiter(&t1, SEM_INDEFINITE_WAIT);
-    ok(until_blocked(mux, 1), "both owned: a thread blocks on the mux-wait");
+    ok(dbl_until_blocked(mux, 1), "both owned: a thread blocks on the mux-wait");
     /* release: pairs with the acquire load in holder() */
     atomic_store_explicit(&let_go, 1, memory_order_release);
-    join(t);
-    join(t1);
+    dbl_join(t);
+    dbl_join(t1);
     ok(rc_of_waiter() == NO_ERROR && atomic_load_explicit(&user_w, memory_order_relaxed) == 300,
        "the holder releases mutex 1: the waiter gets 0 with mutex 1's ulUser");   /* relaxed: after join */
     ok(DosQueryMutexSem(mtx[0], &pid, &tid, &n) == ERROR_SEM_OWNER_DIED,
@@ -226,7 +210,7 @@ static void test_mutexes(void)
     DosQueryMutexSem(mtx[0], &pid, &o0, &n0);
     DosQueryMutexSem(mtx[1], &pid, &o1, &n1);
     ok(o0 == me && o1 == me && n0 == 1 && n1 == 1, "... the caller owns both");
-    join(t);
+    dbl_join(t);
     DosReleaseMutexSem(mtx[0]);
     DosReleaseMutexSem(mtx[1]);
     DosCloseMuxWaitSem(mux);

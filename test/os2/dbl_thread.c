@@ -66,12 +66,6 @@ static VOID APIENTRY counter(ULONG i)
         atomic_fetch_add_explicit(&counts[i], 1, memory_order_relaxed);
 }
 
-static void join(TID t)
-{
-    APIRET rc = DosWaitThread(&t, DCWW_WAIT);
-    if (rc != NO_ERROR) bail("DosWaitThread: %lu", rc);
-}
-
 static void test_threads(void)
 {
     PTIB tib = NULL;
@@ -111,7 +105,7 @@ static void test_threads(void)
     dbl_sleep_ms(50);
     w = t[2];
     is_int(DosWaitThread(&w, DCWW_NOWAIT), NO_ERROR, "a thread that ended before the wait: 0 at once, even with DCWW_NOWAIT");
-    join(t[0]);
+    dbl_join(t[0]);
 }
 
 static void test_sleep_timer(void)
@@ -212,8 +206,8 @@ static void test_critsec(void)
     /* a created thread's critical section stops the main thread too */
     atomic_store_explicit(&flag, 0, memory_order_relaxed);   /* relaxed: before the thread starts */
     atomic_store_explicit(&stop, 1, memory_order_relaxed);   /* relaxed: a stop flag */
-    join(t[0]);
-    join(t[1]);
+    dbl_join(t[0]);
+    dbl_join(t[1]);
     atomic_store_explicit(&stop, 0, memory_order_relaxed);
     DosCreateThread(&t[1], critsec_owner, 0, 0, 65536);
     unsigned long spins = 0;
@@ -222,7 +216,7 @@ static void test_critsec(void)
         atomic_fetch_add_explicit(&counts[0], 1, memory_order_relaxed);
         spins++;
     }
-    join(t[1]);
+    dbl_join(t[1]);
     is_int(flag_now(), 1, "a created thread's DosEnterCritSec stops the main thread too (it counted %lu times)", spins);
 
     /* a thread released inside the critical section runs only after it */
@@ -235,7 +229,7 @@ static void test_critsec(void)
     dbl_sleep_ms(60);
     int during = flag_now();
     DosExitCritSec();
-    join(t[0]);
+    dbl_join(t[0]);
     ok(during == 0 && flag_now() == 1, "a thread released by a post in the critical section goes on only after DosExitCritSec");
 
     /* a thread created in the critical section starts only after it */
@@ -245,7 +239,7 @@ static void test_critsec(void)
     dbl_sleep_ms(60);
     ULONG during_tid = seen_tid[0];
     DosExitCritSec();
-    join(t[0]);
+    dbl_join(t[0]);
     ok(during_tid == 0 && seen_tid[0] == t[0], "a thread created in the critical section starts after DosExitCritSec");
 
     /* nesting limit: the count is a word */
@@ -261,7 +255,7 @@ static void test_critsec(void)
 
     /* a thread that ends in its critical section ends it */
     DosCreateThread(&t[0], ends_in_critsec, 0, 0, 65536);
-    join(t[0]);
+    dbl_join(t[0]);
     is_int(DosExitCritSec(), ERROR_CRITSEC_UNDERFLOW, "a thread that ends inside its critical section (count 2) ends it");
     DosCreateThread(&t[0], counter, 0, 0, 65536);
     unsigned long c0 = count_of(0);
@@ -269,7 +263,7 @@ static void test_critsec(void)
     while (count_of(0) == c0 && dbl_now_ns() < end) dbl_sleep_ms(1);
     ok(count_of(0) > c0, "... other threads run after it");
     atomic_store_explicit(&stop, 1, memory_order_relaxed);   /* relaxed: a stop flag */
-    join(t[0]);
+    dbl_join(t[0]);
     DosCloseEventSem(ev);
 }
 

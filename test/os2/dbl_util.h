@@ -82,4 +82,25 @@ static inline void dbl_watchdog_stop(void)
     pthread_join(dbl_wd.thread, NULL);
 }
 
+/* For tests that include <os2.h> (with INCL_DOSPROCESS) before this header. */
+#ifdef INCL_DOSPROCESS
+/* Joins a thread made with DosCreateThread; a failure ends the run. */
+static inline void dbl_join(TID t)
+{
+    APIRET rc = DosWaitThread(&t, DCWW_WAIT);
+    if (rc != NO_ERROR) bail("DosWaitThread: %lu", rc);
+}
+#endif
+
+/* Waits (outside the double) until n threads are blocked on h: 1, or 0 after 5 s. */
+static inline int dbl_until_blocked(ULONG h, unsigned long n)
+{
+    uint64_t end = dbl_now_ns() + 5000000000u;
+    while (os2dbl_blocked(h) != n) {
+        if (dbl_now_ns() > end) return 0;
+        dbl_sleep_ms(1);
+    }
+    return 1;
+}
+
 #endif
