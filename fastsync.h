@@ -448,6 +448,22 @@ FASTSYNC_API int fastsync__sem_take(fastsync_sem_t *s, uint64_t old)
     return EAGAIN;
 }
 
+/* The spin loop's take: as fastsync__sem_take, but it gives up (EAGAIN) as soon as the word
+ * shows a registered waiter, also after a failed CAS: a token posted then belongs to the
+ * sleeper that the post wakes, and a spinner that took it would send that sleeper back to
+ * bed. `old` is the spinner's poll, possibly stale. */
+FASTSYNC_API int fastsync__sem_take_spin(fastsync_sem_t *s, uint64_t old)
+{
+    while (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) == 0) {
+        /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
+         * token; failure relaxed: `old` is only the next guess (and shows new waiters). */
+        if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return 0;
+    }
+    return EAGAIN;
+}
+
 FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 {
     /* relaxed: a guess for the CAS in fastsync__sem_take. */
@@ -466,7 +482,7 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
-        if (fastsync__sem_tokens(v) != 0 && fastsync__sem_take(s, v) == 0) return 0;
+        if (fastsync__sem_take_spin(s, v) == 0) return 0;
         if (i < FASTSYNC_SPIN)
             fastsync__cpu_relax();
         else

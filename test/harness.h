@@ -28,6 +28,9 @@
  * White-box probes and watchdog dumps, reading the primitive's word (fastsync.h's, or
  * fastsync_os2.h's through the header's own accessors, under -D__OS2__):
  *   test_sem_waiters(s)          waiters registered in the semaphore's word
+ *   test_sem_word(s), test_sem_force_word(s, v)
+ *                                the semaphore's whole word, read, or overwritten (white-box
+ *                                tests that need a state no sequence of calls can make)
  *   test_event_asleep(e, n, w0)  n waiters look asleep on the reset event e, w0 being
  *                                test_kernel_waits() before they started (each made its
  *                                first kernel wait; on OS/2 also: n joined in the word)
@@ -187,6 +190,20 @@ static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
     return test_os2_word(&s->o, &v) ? fastsync__sem_waiters(v) : 0;
 }
 
+static inline uint64_t test_sem_word(const fastsync_sem_t *s)
+{
+    uint64_t v = 0;
+    (void)test_os2_word(&s->o, &v);
+    return v;
+}
+
+static inline void test_sem_force_word(fastsync_sem_t *s, uint64_t v)
+{
+    /* relaxed: the test's own synchronization orders the word (no other thread uses it). */
+    uint64_t old = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
+    while (!fastsync__os2_cas(&s->o, &old, v, FASTSYNC__RELAXED, FASTSYNC__RELAXED)) {}
+}
+
 static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
 {
     /* A waiter joins the round in the word, then calls DosWaitEventSem: once per sleep, and
@@ -226,6 +243,16 @@ static inline void test_dump_event(const char *what, const fastsync_event_t *e)
 static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
 {
     return fastsync__sem_waiters(atomic_load_explicit(&s->state, memory_order_relaxed));
+}
+
+static inline uint64_t test_sem_word(const fastsync_sem_t *s)
+{
+    return atomic_load_explicit(&s->state, memory_order_relaxed);
+}
+
+static inline void test_sem_force_word(fastsync_sem_t *s, uint64_t v)
+{
+    atomic_store_explicit(&s->state, v, memory_order_relaxed);
 }
 
 static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
