@@ -369,10 +369,19 @@ typedef struct fastsync_sem {
     FASTSYNC__ALIGN8 _Atomic(uint64_t) state; /* private: use the functions */
 } fastsync_sem_t;
 
+/* FASTSYNC_SEM_INIT(n): n must be an integer constant expression in 0..FASTSYNC_SEM_VALUE_MAX;
+ * anything else does not compile (C: a bit-field of negative width, whose name says why;
+ * C++: the static_assert of fastsync__sem_init_value, defined after the extern "C" block).
+ * A value from a variable goes through fastsync_sem_init, which says EINVAL. */
 #ifdef __cplusplus
-#define FASTSYNC_SEM_INIT(n) { static_cast<uint64_t>(n) }
+#define FASTSYNC_SEM_INIT(n) { fastsync__sem_init_value<(n)>::value }
 #else
-#define FASTSYNC_SEM_INIT(n) { (uint64_t)(n) }
+#define FASTSYNC__SEM_INIT_CHECK(n)                                                          \
+    (0 * sizeof(struct {                                                                   \
+         int fastsync_sem_init_value_out_of_range                                          \
+             : ((n) == 0 || ((n) > 0 && (n) <= FASTSYNC_SEM_VALUE_MAX)) ? 1 : -1;           \
+     }))
+#define FASTSYNC_SEM_INIT(n) { (uint64_t)(n) + FASTSYNC__SEM_INIT_CHECK(n) }
 #endif
 
 #define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
@@ -419,7 +428,9 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
     do {
-        if (n > FASTSYNC_SEM_VALUE_MAX - fastsync__sem_tokens(old)) return EOVERFLOW;
+        /* In 64 bits: no wrap for any n and any word (even one holding more than the max,
+         * which no call makes). */
+        if ((uint64_t)fastsync__sem_tokens(old) + n > FASTSYNC_SEM_VALUE_MAX) return EOVERFLOW;
         /* release: pairs with the acquire CAS of the wait that takes one of these tokens
          * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
     } while (!atomic_compare_exchange_weak_explicit(&s->state, &old, old + n,
@@ -747,6 +758,14 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
 #ifdef __cplusplus
 }
 #pragma GCC diagnostic pop
+
+/* The value of FASTSYNC_SEM_INIT(N) in C++, checked at compile time (a template cannot have
+ * C linkage, hence out here). */
+template <long long N> struct fastsync__sem_init_value {
+    static_assert(N >= 0 && N <= FASTSYNC_SEM_VALUE_MAX,
+                  "FASTSYNC_SEM_INIT(n): n must be a constant in 0..FASTSYNC_SEM_VALUE_MAX");
+    static constexpr uint64_t value = static_cast<uint64_t>(N);
+};
 #endif
 
 #endif /* !__OS2__ */
