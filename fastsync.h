@@ -193,7 +193,14 @@ extern "C" {
  * sleeper queued or the sleeper's in-kernel compare sees the new value (both sides take the
  * futex hash-bucket lock, and the kernel places full barriers around its compare and its
  * check for queued waiters). So a store followed by a wake never loses a sleeper.
+ *
+ * When the kernel refuses to sleep (ENOSYS or EPERM: no futex, or a seccomp filter; EFAULT,
+ * EINVAL: which no correct use makes), a wait never retries at once, which would spin at
+ * full speed for ever: it sleeps in slices of 1 ms and looks at its word after each one,
+ * still returning at its deadline. A refused wake is ignored: the sleepers are polling.
  * ====================================================================================== */
+
+#define FASTSYNC__NSEC_PER_SEC 1000000000L
 
 /* Kernel ABI constants (linux/futex.h; not on musl-gcc's include path, so defined here). */
 enum {
@@ -204,14 +211,91 @@ enum {
 };
 #define FASTSYNC__FUTEX_BITSET_MATCH_ANY 0xffffffffu
 
-/* On 32-bit ABIs with a 64-bit time_t the timespec must go to futex_time64. */
-#if defined(SYS_futex_time64) && ULONG_MAX == 0xffffffffu
-#define FASTSYNC__SYS_FUTEX(ts) (sizeof((ts)->tv_sec) > sizeof(long) ? SYS_futex_time64 : SYS_futex)
-#elif defined(SYS_futex)
-#define FASTSYNC__SYS_FUTEX(ts) SYS_futex
+/* Which system call takes which timespec. A 32-bit ABI with a 64-bit time_t (musl >= 1.2;
+ * glibc with _TIME_BITS=64) has two: futex with a timespec of two longs, and futex_time64
+ * (Linux >= 5.1) with the C library's 64-bit one. As a C library does, fastsync uses futex
+ * whenever the deadline fits in a long (every wake, every wait without a deadline, every
+ * deadline before 2038), so neither an older kernel nor a seccomp filter that refuses
+ * futex_time64 can stop it; futex_time64 only for a later deadline. Where futex_time64
+ * answers ENOSYS, that deadline is clamped to the largest a long can hold, which only
+ * CLOCK_REALTIME can reach (in 2038), and after it the wait polls (below). */
+#if defined(SYS_futex_time64) && defined(SYS_futex) && ULONG_MAX == 0xffffffffu
+#define FASTSYNC__FUTEX_TIME64 1 /* both calls; struct timespec may be the 64-bit one */
 #else
-#define FASTSYNC__SYS_FUTEX(ts) SYS_futex_time64
+#define FASTSYNC__FUTEX_TIME64 0 /* one call, taking struct timespec as it is */
+#if defined(SYS_futex)
+#define FASTSYNC__SYS_FUTEX SYS_futex
+#else
+#define FASTSYNC__SYS_FUTEX SYS_futex_time64 /* 32-bit ABIs born with a 64-bit time_t */
 #endif
+#endif
+
+/* A futex call: 0 or the error the kernel gave. syscall() reports through errno; the
+ * caller's errno is kept as it was. */
+FASTSYNC__COLD int fastsync__futex_call(long nr, void *word, int op, uint32_t val, const void *ts)
+{
+    int saved = errno;
+    long r = syscall(nr, word, op, val, ts, (void *)0, FASTSYNC__FUTEX_BITSET_MATCH_ANY);
+    int err = r == -1 ? errno : 0;
+    errno = saved;
+    return err;
+}
+
+/* FUTEX_WAIT_BITSET with the deadline in the timespec the kernel takes: 0 or an error. */
+FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expected,
+                                           const struct timespec *abstime)
+{
+#if FASTSYNC__FUTEX_TIME64
+    /* Whether futex_time64 said ENOSYS once (in this translation unit; relaxed: a hint, any
+     * thread may find it out again). */
+    static _Atomic(int) no_time64;
+    long ts32[2];
+    if (abstime == NULL || sizeof(abstime->tv_sec) == sizeof(long))
+        return fastsync__futex_call(SYS_futex, word, op, expected, abstime);
+    if (abstime->tv_sec > LONG_MAX && !atomic_load_explicit(&no_time64, memory_order_relaxed)) {
+        int err = fastsync__futex_call(SYS_futex_time64, word, op, expected, abstime);
+        if (err != ENOSYS) return err;
+        atomic_store_explicit(&no_time64, 1, memory_order_relaxed);
+    }
+    if (abstime->tv_sec > LONG_MAX) {
+        /* Clamped: a timeout here is not the caller's. Poll from then on (see below). */
+        ts32[0] = LONG_MAX;
+        ts32[1] = 0;
+        int err = fastsync__futex_call(SYS_futex, word, op, expected, ts32);
+        return err == ETIMEDOUT ? ENOSYS : err;
+    }
+    ts32[0] = (long)abstime->tv_sec;
+    ts32[1] = abstime->tv_nsec;
+    return fastsync__futex_call(SYS_futex, word, op, expected, ts32);
+#else
+    return fastsync__futex_call(FASTSYNC__SYS_FUTEX, word, op, expected, abstime);
+#endif
+}
+
+/* The kernel would not sleep for us: sleep one slice (FASTSYNC__POLL_NS, 1 ms, or less up
+ * to the deadline) and report ETIMEDOUT only once the deadline on `clock` has passed. The
+ * caller reads its word after every slice, so no wakeup is lost, only late by up to a slice;
+ * what it costs is a nanosleep per slice per sleeping thread. */
+#define FASTSYNC__POLL_NS 1000000L
+FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *abstime)
+{
+    struct timespec slice = { 0, FASTSYNC__POLL_NS }, now;
+    int saved = errno;
+    if (abstime != NULL) {
+        clock_gettime(clock, &now);
+        if (now.tv_sec > abstime->tv_sec ||
+            (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec))
+            return ETIMEDOUT;
+        if (abstime->tv_sec - now.tv_sec <= 1) {
+            long left = (long)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
+                        (abstime->tv_nsec - now.tv_nsec);
+            if (left < slice.tv_nsec) slice.tv_nsec = left;
+        }
+    }
+    (void)nanosleep(&slice, NULL); /* EINTR: the caller looks again all the same */
+    errno = saved;
+    return 0;
+}
 
 FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int shared,
                                           clockid_t clock, const struct timespec *abstime)
@@ -219,24 +303,24 @@ FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int s
     int op = FASTSYNC__FUTEX_WAIT_BITSET;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
     if (clock == CLOCK_REALTIME) op |= FASTSYNC__FUTEX_CLOCK_REALTIME;
-    /* syscall() reports through errno; keep the caller's errno as it was. */
-    int saved = errno;
-    long r = syscall(FASTSYNC__SYS_FUTEX(abstime), word, op, expected, abstime, (void *)0,
-                     FASTSYNC__FUTEX_BITSET_MATCH_ANY);
-    int err = r == -1 ? errno : 0;
-    errno = saved;
-    /* EAGAIN: the word differed. Anything else the kernel could say here (EFAULT, EINVAL)
-     * would be our bug; the callers re-read the word either way. */
-    return err == ETIMEDOUT || err == EINTR ? err : 0;
+    int err = fastsync__futex_wait_call(word, op, expected, abstime);
+    /* EAGAIN: the word differed. */
+    if (err == 0 || err == EAGAIN || err == ETIMEDOUT || err == EINTR) return err == EAGAIN ? 0 : err;
+    /* ENOSYS or EPERM (a seccomp filter, a kernel without futex), EFAULT, EINVAL: retrying
+     * would fail at once, for ever: a busy loop. Sleep a slice instead. */
+    return fastsync__futex_poll(clock, abstime);
 }
 
 FASTSYNC__COLD void fastsync__futex_wake_sys(void *word, int n, int shared)
 {
     int op = FASTSYNC__FUTEX_WAKE;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
-    int saved = errno;
-    (void)syscall(FASTSYNC__SYS_FUTEX((struct timespec *)0), word, op, n, (void *)0, (void *)0, 0);
-    errno = saved;
+    /* Errors: none that a retry would mend; a refused wake leaves the sleepers polling. */
+#if FASTSYNC__FUTEX_TIME64
+    (void)fastsync__futex_call(SYS_futex, word, op, (uint32_t)n, (void *)0);
+#else
+    (void)fastsync__futex_call(FASTSYNC__SYS_FUTEX, word, op, (uint32_t)n, (void *)0);
+#endif
 }
 
 #ifndef FASTSYNC_FUTEX_WAIT
@@ -285,8 +369,6 @@ FASTSYNC__COLD void fastsync__yield(void)
 /* ======================================================================================
  * Deadlines
  * ====================================================================================== */
-
-#define FASTSYNC__NSEC_PER_SEC 1000000000L
 
 /* The largest time_t (time_t is a signed integer type on every Linux ABI). */
 #define FASTSYNC__TIME_MAX \
@@ -361,6 +443,10 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
  * on i386, where the word could then straddle a cache line (and a locked RMW split-lock). */
 #ifdef __cplusplus
 #define FASTSYNC__ALIGN8 alignas(8)
+#elif defined(__GNUC__)
+/* (the attribute rather than _Alignas, which makes gcc >= 11 note on i386 that the alignment
+ * of _Atomic 64-bit fields changed in 11.1: with the explicit alignment it did not) */
+#define FASTSYNC__ALIGN8 __attribute__((aligned(8)))
 #else
 #define FASTSYNC__ALIGN8 _Alignas(8)
 #endif
