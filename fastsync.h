@@ -128,6 +128,15 @@ long syscall(long number, ...);
 #define FASTSYNC_API static inline
 #endif
 
+/* Waits that sleep are POSIX cancellation points, unless FASTSYNC_NO_CANCEL is defined (or the
+ * C library has no cancellation: Android's bionic). */
+#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__)
+#define FASTSYNC__CANCEL 0
+#else
+#define FASTSYNC__CANCEL 1
+#include <pthread.h>
+#endif
+
 /* The system calls and the slow paths stay out of line and cold, so that the inlined fast
  * paths are a handful of instructions with no stack frame to build. */
 #if defined(__GNUC__)
@@ -303,7 +312,17 @@ FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int s
     int op = FASTSYNC__FUTEX_WAIT_BITSET;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
     if (clock == CLOCK_REALTIME) op |= FASTSYNC__FUTEX_CLOCK_REALTIME;
+#if FASTSYNC__CANCEL
+    /* The wait is a deferred cancellation point, as sem_wait's: asynchronous cancellation is
+     * on around the system call only, so a pthread_cancel acts while the thread sleeps (and
+     * at once if one is pending). The callers' cleanup handlers undo their registration. */
+    int type;
+    (void)pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
     int err = fastsync__futex_wait_call(word, op, expected, abstime);
+    (void)pthread_setcanceltype(type, &type);
+#else
+    int err = fastsync__futex_wait_call(word, op, expected, abstime);
+#endif
     /* EAGAIN: the word differed. */
     if (err == 0 || err == EAGAIN || err == ETIMEDOUT || err == EINTR) return err == EAGAIN ? 0 : err;
     /* ENOSYS or EPERM (a seccomp filter, a kernel without futex), EFAULT, EINVAL: retrying
@@ -569,28 +588,11 @@ FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 
 /* The slow path of every wait, entered with no token seen: spin, register, sleep.
  * abstime NULL: no deadline (clock unused). Returns 0 or ETIMEDOUT. */
-FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
-                                         const struct timespec *abstime)
+/* A registered waiter's sleep: take a token (and leave) or time out (and leave). Entered with
+ * `old`, the word its register RMW left. Returns 0 or ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_t clock,
+                                     const struct timespec *abstime)
 {
-    /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
-     * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
-     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
-    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
-        /* relaxed: a poll; the take below has the acquire. */
-        uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
-        if (fastsync__sem_waiters(v) != 0) break;
-        if (fastsync__sem_take_spin(s, v) == 0) return 0;
-        if (i < FASTSYNC_SPIN)
-            fastsync__cpu_relax();
-        else
-            fastsync__yield();
-    }
-
-    /* register. relaxed: posts read the waiter count from their own RMW on this word, and
-     * all RMWs on one word are totally ordered: a post ordered before this RMW left a token
-     * that `old` shows; a post ordered after it sees waiters > 0 and wakes. */
-    uint64_t old = atomic_fetch_add_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
-    old += FASTSYNC__SEM_WAITER;
     bool timed_out = false;
     for (;;) {
         if (fastsync__sem_tokens(old) != 0) {
@@ -617,6 +619,59 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
         /* relaxed: only decides what to try next; the token is taken with acquire. */
         old = atomic_load_explicit(&s->state, memory_order_relaxed);
     }
+}
+
+/* The cleanup of a registered waiter whose thread is cancelled in its sleep: leave, and pass
+ * on the wake it may have absorbed. A post wakes min(n, waiters) sleepers; if this thread was
+ * one of them, its token is still in the word, and another registered waiter may sleep on:
+ * one FUTEX_WAKE hands the chance over (at most one wake can have ended this thread's sleep;
+ * a wake that was not needed only makes a sleeper look again). Like a post, it touches only
+ * the word's address after its RMW. */
+FASTSYNC__COLD void fastsync__sem_cancelled(void *arg)
+{
+    fastsync_sem_t *s = (fastsync_sem_t *)arg;
+    /* leave. relaxed: no token changes hands (the cancelled thread takes none); the RMW's own
+     * value says whether tokens and waiters remain, and later posts read the count from
+     * their RMWs, totally ordered with this one. */
+    uint64_t old = atomic_fetch_sub_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed) -
+                   FASTSYNC__SEM_WAITER;
+    if (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) != 0)
+        fastsync__futex_wake(fastsync__sem_futex(s), 1, fastsync__sem_shared(old));
+}
+
+/* The slow path of every wait, entered with no token seen: spin, register, sleep.
+ * abstime NULL: no deadline (clock unused). Returns 0 or ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+    /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
+     * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
+     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
+    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
+        /* relaxed: a poll; the take below has the acquire. */
+        uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+        if (fastsync__sem_waiters(v) != 0) break;
+        if (fastsync__sem_take_spin(s, v) == 0) return 0;
+        if (i < FASTSYNC_SPIN)
+            fastsync__cpu_relax();
+        else
+            fastsync__yield();
+    }
+
+    /* register. relaxed: posts read the waiter count from their own RMW on this word, and
+     * all RMWs on one word are totally ordered: a post ordered before this RMW left a token
+     * that `old` shows; a post ordered after it sees waiters > 0 and wakes. */
+    uint64_t old = atomic_fetch_add_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
+    old += FASTSYNC__SEM_WAITER;
+#if FASTSYNC__CANCEL
+    int r;
+    pthread_cleanup_push(fastsync__sem_cancelled, s);
+    r = fastsync__sem_sleep(s, old, clock, abstime);
+    pthread_cleanup_pop(0);
+    return r;
+#else
+    return fastsync__sem_sleep(s, old, clock, abstime);
+#endif
 }
 
 FASTSYNC_API int fastsync_sem_wait(fastsync_sem_t *s)

@@ -7,6 +7,8 @@
  * include brings fastsync_os2.h over the OS/2 API double, whose calls are counted instead.
  *
  *   test_kernel_waits()/wakes()  sleeping and waking kernel calls made so far
+ *   test_after_futex_wait        (Linux) a function the futex layer calls in the waiting
+ *                                thread after each wait that reached the kernel
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
@@ -42,6 +44,9 @@
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
  *   test_sleepers_returned(s, n), test_sleepers_join(s, n) (how many returned 0),
  *   test_sleepers_dump(s, n)
+ * Cancellable waiters (struct test_cwaiter: one thread, one wait(kind), cancellation state):
+ *   test_cwaiter_start(w, wait, kind, pending, disabled), test_cwaiter_cancel_pending(w),
+ *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it)
  *
  * Counts under -D__OS2__: test_kernel_waits() counts DosWaitEventSem calls (a waiter calls
  * again after ERROR_INTERRUPT), test_kernel_wakes() the DosPostEventSem of posting calls
@@ -93,6 +98,9 @@ static inline unsigned long test_kernel_waits(void) { return os2dbl_sem_waits();
 static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_os2_wakes_made); }
 #else
 static _Atomic(unsigned long) test_waits_made, test_wakes_made;
+/* Called in the waiting thread after each futex wait that reached the kernel, when set (set
+ * it before the threads start): a test's window inside a registered waiter's sleep. */
+static void (*test_after_futex_wait)(void);
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime);
 static inline void test_futex_wake(void *word, int n, int shared);
@@ -121,7 +129,9 @@ static inline int test_futex_wait(void *word, uint32_t expected, int shared, clo
     default: break;
     }
 #endif
-    return fastsync__futex_wait_sys(word, expected, shared, clock, abstime);
+    int r = fastsync__futex_wait_sys(word, expected, shared, clock, abstime);
+    if (test_after_futex_wait) test_after_futex_wait();
+    return r;
 }
 
 static inline void test_futex_wake(void *word, int n, int shared)
@@ -532,6 +542,71 @@ static inline void test_sleepers_dump(struct test_sleeper *s, int n)
         /* relaxed: a diagnostic snapshot. */
         diag("  sleeper %d (%s): %s", i, test_sleep_kind_name(s[i].kind),
              state[atomic_load_explicit(&s[i].state, memory_order_relaxed)]);
+}
+
+/* ---- cancellable waiters: one thread, one wait, with the cancellation state chosen ---- */
+
+enum { TEST_CW_START, TEST_CW_PENDING, TEST_CW_WAITING, TEST_CW_RETURNED };
+
+struct test_cwaiter {
+    int (*wait)(int kind); /* the wait to make; its result is kept in ret */
+    int kind;              /* passed to it */
+    bool pending;          /* the cancel arrives before the wait (see test_cwaiter_cancel_pending) */
+    bool disabled;         /* cancellation disabled during the wait, enabled and tested after */
+    _Atomic(int) phase;    /* TEST_CW_* */
+    int ret;
+    pthread_t thread;
+};
+
+static inline void *test_cwaiter_main(void *p)
+{
+    struct test_cwaiter *w = (struct test_cwaiter *)p;
+    int old;
+    if (w->pending || w->disabled) pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    if (w->pending) {
+        /* relaxed (phase, everywhere): a poll; what the tests conclude is ordered by
+         * pthread_cancel / pthread_join and the primitive under test. */
+        atomic_store_explicit(&w->phase, TEST_CW_PENDING, memory_order_relaxed);
+        while (atomic_load_explicit(&w->phase, memory_order_relaxed) == TEST_CW_PENDING) test_sleep_ns(100000);
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old); /* not a cancellation point */
+    }
+    atomic_store_explicit(&w->phase, TEST_CW_WAITING, memory_order_relaxed);
+    w->ret = w->wait(w->kind);
+    atomic_store_explicit(&w->phase, TEST_CW_RETURNED, memory_order_relaxed);
+    if (w->disabled) {
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+        pthread_testcancel();
+    }
+    return NULL;
+}
+
+/* Starts a thread that makes wait(kind): with cancellation disabled during it (disabled),
+ * and/or with a cancel made pending before it (pending: the thread waits for
+ * test_cwaiter_cancel_pending, then enables cancellation and waits). */
+static inline void test_cwaiter_start(struct test_cwaiter *w, int (*wait)(int), int kind, bool pending,
+                                      bool disabled)
+{
+    w->wait = wait;
+    w->kind = kind;
+    w->pending = pending;
+    w->disabled = disabled;
+    w->ret = -1;
+    atomic_store_explicit(&w->phase, TEST_CW_START, memory_order_relaxed);
+    w->thread = test_thread_start(test_cwaiter_main, w);
+}
+
+/* For a pending waiter: cancels it while its cancellation is disabled, then lets it wait. */
+static inline int test_cwaiter_cancel_pending(struct test_cwaiter *w)
+{
+    while (atomic_load_explicit(&w->phase, memory_order_relaxed) != TEST_CW_PENDING) test_sleep_ns(100000);
+    int r = pthread_cancel(w->thread);
+    atomic_store_explicit(&w->phase, TEST_CW_START, memory_order_relaxed);
+    return r;
+}
+
+static inline int test_cwaiter_phase(struct test_cwaiter *w)
+{
+    return atomic_load_explicit(&w->phase, memory_order_relaxed);
 }
 
 /* ---- watchdog: pthread primitives only, never the code under test ---- */
