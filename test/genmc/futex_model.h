@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* test/genmc/futex_model.h - Linux futex wait and wake as the GenMC model checker can run
+ * them, with POSIX cancellation of a sleeper, for the harnesses in this folder.
+ *
+ * GenMC explores every execution of a small C program under the C11 memory model; it cannot
+ * make system calls, so the harnesses route fastsync.h's futex layer here through
+ * FASTSYNC_FUTEX_WAIT / FASTSYNC_FUTEX_WAKE. What the kernel does is kept:
+ *   - wait(word, val): under one lock (the kernel's hash-bucket lock) compare the word with
+ *     val and, if equal, queue; then sleep until a wake picks this sleeper. Full fences around
+ *     both calls (the kernel's barriers). A sleeper nobody wakes spins for ever on its own
+ *     flag: GenMC turns that into a blocked execution, which --check-liveness reports as a
+ *     liveness violation (a lost wakeup).
+ *   - wake(word, n): under the lock, wakes up to n sleepers queued on word, first queued first.
+ *   - cancellation (model_cancel_target: the one thread that can be cancelled; model_cancel():
+ *     the cancel arrives): a pending cancel acts as the target is about to sleep; a cancel
+ *     during the sleep takes the sleeper off the queue under the lock (a wake either picked it
+ *     before, or does not see it), as a signal interrupting a futex wait does; a sleeper woken
+ *     before the cancel may still be cancelled before it runs on. The wait then returns
+ *     MODEL_CANCELLED and the harness runs the cleanup handler and ends the thread.
+ * Not modelled: timeouts, EINTR and spurious wakeups (the fault-injection suite tests those).
+ *
+ * GenMC v0.11 needs two workarounds, both here: an effectful write after a spin (else a
+ * retry loop around the wait is taken for a side-effect-free spin and a woken execution is
+ * cut), and a write on every failed compare-exchange (else a CAS retry loop is taken for a
+ * spin: a false liveness violation). Define MODEL_WORD64 when the futex word is the low half
+ * of a 64-bit atomic (the semaphore's): GenMC forbids mixed-size accesses, so the model reads
+ * the whole word. Little-endian targets only (the low half is at the word's address). */
+#ifndef FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
+#define FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
+
+#include <genmc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <assert.h>
+
+/* GenMC's <unistd.h> has no syscall(); fastsync.h's own calls of it are never reached here. */
+long syscall(long number, ...);
+
+/* ---- a failed compare-exchange writes (see above) ---- */
+static atomic_int model_cas_failures;
+#define MODEL__CAS(kind, p, e, d, s, f)                                                       \
+    (__extension__({                                                                        \
+        _Bool ok__ = kind((p), (e), (d), (s), (f));                                         \
+        if (!ok__) atomic_fetch_add_explicit(&model_cas_failures, 1, memory_order_relaxed); \
+        ok__;                                                                               \
+    }))
+#undef atomic_compare_exchange_weak_explicit
+#undef atomic_compare_exchange_strong_explicit
+#define atomic_compare_exchange_weak_explicit(p, e, d, s, f) \
+    MODEL__CAS(__c11_atomic_compare_exchange_weak, p, e, d, s, f)
+#define atomic_compare_exchange_strong_explicit(p, e, d, s, f) \
+    MODEL__CAS(__c11_atomic_compare_exchange_strong, p, e, d, s, f)
+
+/* ---- the wait queue ---- */
+#ifndef MODEL_MAX_SLEEPS
+#define MODEL_MAX_SLEEPS 6 /* sleeps per execution */
+#endif
+
+enum { MODEL_WOKEN, MODEL_DIFFERED, MODEL_CANCELLED };
+
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *model_addr[MODEL_MAX_SLEEPS]; /* under model_lock */
+static bool model_queued[MODEL_MAX_SLEEPS]; /* under model_lock: waiting for a wake */
+static int model_sleeps;                    /* under model_lock */
+static atomic_int model_woken[MODEL_MAX_SLEEPS]; /* 1: a wake picked it; 2: it ran on */
+static atomic_int model_cancelled;          /* the cancel has arrived */
+static __thread bool model_cancel_target;   /* this thread can be cancelled */
+
+static inline uint32_t model_word(void *word)
+{
+#ifdef MODEL_WORD64
+    return (uint32_t)atomic_load_explicit((_Atomic(uint64_t) *)word, memory_order_relaxed);
+#else
+    return atomic_load_explicit((_Atomic(uint32_t) *)word, memory_order_relaxed);
+#endif
+}
+
+static inline bool model_cancel_seen(void)
+{
+    return model_cancel_target && atomic_load_explicit(&model_cancelled, memory_order_relaxed);
+}
+
+/* pthread_cancel of the target thread. */
+static inline void model_cancel(void) { atomic_store_explicit(&model_cancelled, 1, memory_order_relaxed); }
+
+static inline int model_wait(void *word, uint32_t val)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    pthread_mutex_lock(&model_lock);
+    if (model_word(word) != val) {
+        pthread_mutex_unlock(&model_lock);
+        atomic_thread_fence(memory_order_seq_cst);
+        return MODEL_DIFFERED;
+    }
+    if (model_cancel_seen()) { /* pending: acts as the thread goes to sleep */
+        pthread_mutex_unlock(&model_lock);
+        return MODEL_CANCELLED;
+    }
+    int slot = model_sleeps++;
+    assert(slot < MODEL_MAX_SLEEPS && "raise MODEL_MAX_SLEEPS");
+    model_addr[slot] = word;
+    model_queued[slot] = true;
+    pthread_mutex_unlock(&model_lock);
+    while (!atomic_load_explicit(&model_woken[slot], memory_order_acquire) && !model_cancel_seen()) {}
+    atomic_store_explicit(&model_woken[slot], 2, memory_order_relaxed); /* the effectful write */
+    pthread_mutex_lock(&model_lock);
+    bool picked = !model_queued[slot]; /* a wake took it off the queue */
+    model_queued[slot] = false;
+    pthread_mutex_unlock(&model_lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!picked || model_cancel_seen()) return MODEL_CANCELLED; /* in the sleep, or just after */
+    return MODEL_WOKEN;
+}
+
+static inline void model_wake(void *word, int n)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    pthread_mutex_lock(&model_lock);
+    for (int i = 0, woken = 0; i < model_sleeps && woken < n; i++) {
+        if (model_addr[i] == word && model_queued[i]) {
+            model_queued[i] = false;
+            atomic_store_explicit(&model_woken[i], 1, memory_order_release);
+            woken++;
+        }
+    }
+    pthread_mutex_unlock(&model_lock);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+#endif
