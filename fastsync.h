@@ -10,11 +10,18 @@
  *   void produce(void) { push_item(); fastsync_sem_post(&items); }  // no syscall unless a
  *   void consume(void) { fastsync_sem_wait(&items); pop_item(); }   // consumer sleeps
  *
- * Build: cc -std=c11 -pthread (only waits that time out need nothing but the C library).
+ * Build: cc -std=c11 -pthread (the waits are cancellation points: pthread_setcanceltype,
+ * which glibc before 2.34 keeps in libpthread).
  * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
  * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). OS/2: fastsync_os2.h, the same API,
- * is included instead when __OS2__ is defined. Tested on x86-64 (see README.md).
+ * is included instead when __OS2__ is defined. Tested on x86-64 (glibc and musl) and i386
+ * (glibc, 32- and 64-bit time_t); see README.md.
+ *
+ * Version: FASTSYNC_VERSION_MAJOR, _MINOR, _PATCH (below). The objects' words are an ABI:
+ * between processes that share FASTSYNC_SHARED objects, and between components built with
+ * different copies of the header that pass objects to each other. Their encoding changes
+ * only with the major version (before 1.0: with the minor version).
  *
  * ---------------------------------------------------------------------------------------
  * API  (0 or a positive errno value; nothing touches errno; no function ever aborts)
@@ -30,7 +37,9 @@
  *   int  fastsync_sem_timedwait(fastsync_sem_t *s, const struct timespec *abs_monotonic);
  *   int  fastsync_sem_clockwait(fastsync_sem_t *s, clockid_t clock, const struct timespec *abs);
  *   unsigned fastsync_sem_getvalue(const fastsync_sem_t *s);  a snapshot, no ordering
- *   FASTSYNC_SEM_INIT(n)  static initializer (process-private); FASTSYNC_SEM_VALUE_MAX = INT_MAX
+ *   FASTSYNC_SEM_INIT(n)  static initializer (process-private); FASTSYNC_SEM_VALUE_MAX = INT_MAX.
+ *            n must be an integer constant in 0..FASTSYNC_SEM_VALUE_MAX: anything else does
+ *            not compile (a value from a variable goes through fastsync_sem_init)
  *
  * Manual-reset event (QemuEvent style): set / reset / wait on one 32-bit futex word.
  *   int  fastsync_event_init(fastsync_event_t *e, bool set, int flags);   EINVAL: bad flags
@@ -45,12 +54,22 @@
  *   Intended use:  for (;;) { fastsync_event_reset(&e); if (cond()) break; fastsync_event_wait(&e); }
  *
  * Deadlines: absolute struct timespec; *_timedwait measures them on CLOCK_MONOTONIC,
- *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME.
+ *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME. (sem_timedwait measures on
+ *   CLOCK_REALTIME: code ported from it calls fastsync_sem_clockwait(s, CLOCK_REALTIME, t).)
  *   struct timespec fastsync_deadline_in(uint64_t ns);  now + ns on CLOCK_MONOTONIC, saturating
  *   A NULL deadline or another clock: EINVAL, always. tv_nsec outside [0, 1e9): EINVAL, only
  *   when the call would block. A deadline already past (or tv_sec < 0): ETIMEDOUT without a
  *   syscall, but never when the semaphore or event could be taken at once. Waits never
  *   return EINTR: a signal is absorbed and the wait goes on to the same deadline.
+ *
+ * Cancellation: a wait that sleeps is a deferred cancellation point, as sem_wait is
+ *   (glibc, musl): pthread_cancel acts while the thread sleeps, or as it is about to sleep
+ *   if the cancel was pending. The cancelled semaphore waiter deregisters in a cleanup
+ *   handler (destroy then says 0, and a later post makes no wake); if a post had woken it
+ *   for a token it did not take, the handler wakes another sleeper instead. A cancelled
+ *   event waiter leaves what a timed-out one leaves: the next set makes one FUTEX_WAKE. A
+ *   wait that can take or return at once is not a cancellation point (the fast paths make
+ *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
  *
  * Flags: 0 (process-private) or FASTSYNC_SHARED (the object may live in MAP_SHARED memory
  *   and be used by several processes).
@@ -70,8 +89,42 @@
  *     before that thread runs). When the event is already set, set only makes a full
  *     fence and a load: a thread that resets the event afterwards and then checks its
  *     condition sees the writes made before set (reset ends with a full fence; the pair
- *     is a Dekker handshake; see the event section).
+ *     is a Dekker handshake; see the event section). The condition must itself be atomic
+ *     or read under a lock: the handshake orders the accesses, it does not make a racy
+ *     plain read of the condition defined.
+ *   - A wait blocked when set is called returns, even if the event is reset again before
+ *     it runs, by seeing the event's 29-bit generation count move. The bound: a sleeper
+ *     that stays descheduled while exactly k * 2^29 sets that change the state happen
+ *     (536 870 912; a set on a set event does not count) sees its old generation again and
+ *     sleeps on, missing those sets.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4.
+ *
+ * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
+ * the same way)
+ *   - A semaphore waiter that dies registered (its process killed, or its thread cancelled
+ *     asynchronously: the waits are not async-cancel-safe) leaves the waiter count raised
+ *     for good: every later post makes a FUTEX_WAKE that finds nobody, waiters no longer
+ *     spin (they see a waiter), and destroy says EBUSY. An event waiter leaves BUSY: one
+ *     FUTEX_WAKE at the next set.
+ *   - A poster that dies between its RMW and its FUTEX_WAKE leaves its token in the word,
+ *     but the sleeper it was for sleeps on until the next post (which wakes, seeing the
+ *     count) or its deadline. A setter that dies there leaves the event set with its
+ *     sleepers asleep until their deadline or a reset and another set (a set on a set
+ *     event does nothing).
+ *   - fork while another thread waits on a private object: in the child the object is a
+ *     copy that still counts that waiter, which does not exist there: the costs of a dead
+ *     waiter, above.
+ *
+ * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
+ *   event_reset, event_is_set and deadline_in may be called from a signal handler (lock-free
+ *   atomics and raw system calls; errno is kept). The blocking waits may not (they change
+ *   the cancellation type, and may sleep on an object the interrupted thread is using). On
+ *   OS/2 no call is async-signal-safe.
+ *
+ * When the kernel refuses futex (ENOSYS or EPERM: a kernel without futex, a seccomp filter),
+ *   waits do not spin: they sleep in 1 ms slices and look at the word after each, keeping
+ *   their deadlines; posts and sets still work, seen within a slice. On a 32-bit ABI with a
+ *   64-bit time_t, futex_time64 is needed only for deadlines past 2038.
  *
  * Configuration (define before the #include)
  *   FASTSYNC_SPIN         bounded spin of a semaphore waiter before it sleeps, in polls
@@ -82,6 +135,9 @@
  *   FASTSYNC_FUTEX_WAIT   replace the futex layer (fault injection, syscall counting, another
  *   FASTSYNC_FUTEX_WAKE   kernel): functions with the signatures of fastsync__futex_wait_sys
  *                         and fastsync__futex_wake_sys below, declared before the #include.
+ *                         (A replacement that does not call fastsync__futex_wait_sys makes
+ *                         the waits no cancellation points.)
+ *   FASTSYNC_NO_CANCEL    waits are not cancellation points (no pthread call at all).
  *
  * Under a strict -std=c11 the C library hides clock_gettime and syscall; fastsync.h then
  * defines _DEFAULT_SOURCE itself, which works when it is the first header included (or
@@ -90,6 +146,10 @@
  */
 #ifndef FASTSYNC_H
 #define FASTSYNC_H
+
+#define FASTSYNC_VERSION_MAJOR 0
+#define FASTSYNC_VERSION_MINOR 2
+#define FASTSYNC_VERSION_PATCH 0
 
 #if defined(__OS2__)
 #include "fastsync_os2.h"
