@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* futex_fallback_sys.c - part of the futex_fallback test: the syscall() that fastsync.h's futex
- * layer calls in that test (linked with -Wl,--wrap=syscall, so the test's own calls of
- * syscall() come here and __real_syscall is the C library's; statically linked too). It counts the futex calls made on one address range and, when told to, refuses
- * them with an error as a seccomp filter would: the way to refuse them where a filter cannot
- * be installed (qemu-user refuses PR_SET_SECCOMP). Every call is passed on to the C library's
- * syscall() otherwise. */
+/* futex_fallback_sys.c - part of the futex_fallback test: the syscall() that fastsync.h's
+ * futex layer calls in that test. The test is linked with -Wl,--wrap=syscall, so its own
+ * calls of syscall() come here and __real_syscall is the C library's (static links too).
+ * It counts the futex calls made on one address range and, when told to, refuses them with
+ * an error, as a seccomp filter would: the way to refuse them where no filter can be
+ * installed (qemu-user refuses PR_SET_SECCOMP). Every other call goes to the C library. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
