@@ -593,9 +593,11 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
     do {
-        /* In 64 bits: no wrap for any n and any word (even one holding more than the max,
-         * which no call makes). */
-        if ((uint64_t)fastsync__sem_tokens(old) + n > FASTSYNC_SEM_VALUE_MAX) return EOVERFLOW;
+        /* tokens + n > max, without a wrap for any n and any word (even one holding more
+         * than the max, which no call makes); one compare when n is a constant. */
+        if (n > (unsigned)FASTSYNC_SEM_VALUE_MAX ||
+            fastsync__sem_tokens(old) > (unsigned)FASTSYNC_SEM_VALUE_MAX - n)
+            return EOVERFLOW;
         /* release: pairs with the acquire CAS of the wait that takes one of these tokens
          * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
     } while (!atomic_compare_exchange_weak_explicit(&s->state, &old, old + n,
