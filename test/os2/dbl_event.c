@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dbl_event: the OS/2 event-semaphore facts of OS2.md, each pinned on the double:
+/* dbl_event: the OS/2 event-semaphore facts of README.md, each pinned on the double:
  * post count, ERROR_ALREADY_POSTED / ERROR_TOO_MANY_POSTS / ERROR_ALREADY_RESET, waits
  * that never take the count, edge-triggered release of blocked waiters, timeouts rounded
  * up to the tick, ERROR_SEM_BUSY on the final close, usage counts and names, and the

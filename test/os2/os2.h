@@ -3,7 +3,7 @@
  *
  * No OS/2 compiler runs here, so fastsync_os2.h and the example are tested against this
  * header, used as `#include <os2.h>` with -I test/os2. It reproduces the OS/2 semantics
- * that /work/shared/OS2.md lists, down to the return codes; if it did not, the tests built
+ * that README.md (beside it) lists, down to the return codes; if it did not, the tests built
  * over it would prove nothing. Header-only: each test program is one translation unit.
  * Build with -D_GNU_SOURCE (or include it first) and -pthread; Linux and glibc only.
  *
