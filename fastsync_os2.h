@@ -670,13 +670,18 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
  *      reset, by a waiter X, comes between P's post and the moment W blocks.
  *   3. X's reset returns the post count it wiped (> 0 here), and X reads the word after
  *      it, so X sees P's token (or that it is gone already). If X takes a token and the
- *      word it leaves still has tokens and waiters, X posts the HEV once more: the baton.
- *      The same argument applies to that post; each reset that wipes a post is followed
- *      by a read that either finds the tokens gone or passes the baton. A reset that
- *      wiped nothing (ERROR_ALREADY_RESET) owes nothing; a waiter that did not reset since
- *      its last sleep wiped nothing either.
+ *      word its take+leave leaves still has tokens and waiters, X posts the HEV once more:
+ *      the baton. X decides that from the value its take+leave RMW replaces and posts
+ *      before that RMW, while still registered (the value is known before the RMW, and a
+ *      post after X's reset covers what the reset wiped, whenever it comes). The same
+ *      argument applies to that post; each reset that wipes a post is followed by a read
+ *      that either finds the tokens gone or passes the baton. A reset that wiped nothing
+ *      (ERROR_ALREADY_RESET) owes nothing; a waiter that did not reset since its last
+ *      sleep wiped nothing either.
  * Hence every token left while waiters sleep is covered by a post after the last reset,
- * and at most one extra post per wiping reset is made. ERROR_INTERRUPT and timeouts
+ * and at most one extra post per wiping reset is made. Every reset and post a waiter makes
+ * comes while it is registered, so destroy (EBUSY while waiters > 0) never closes the HEV
+ * under it: its take+leave or leave RMW is its last access to the semaphore. ERROR_INTERRUPT and timeouts
  * change nothing: W reads the word again after its reset, so W still "reset, then read".
  * A stray post (the handle closed and given to another object while a post was on its
  * way, see destroy) only makes that object's waiters look at their word again.
@@ -804,16 +809,21 @@ FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     old = fastsync__os2_add(o, FASTSYNC__SEM_WAITER, FASTSYNC__RELEASE) + FASTSYNC__SEM_WAITER;
     for (;;) {
         if (fastsync__sem_tokens(old) != 0) {
-            /* take+leave. acquire: pairs with the release CAS of the post that published
-             * the token. failure relaxed: loop with the fresh value. */
+            /* The baton, passed before the take+leave while we are still registered: our
+             * reset wiped a post, and the value this take+leave would replace leaves tokens
+             * and waiters behind (tokens > 1, waiters > 1 before it). Once: that post comes
+             * after our reset, whatever the RMW then finds. */
+            if (wiped != 0 && hev != 0 && fastsync__sem_tokens(old) > 1 &&
+                fastsync__sem_waiters(old) > 1) {
+                FASTSYNC_OS2_POST(hev, 1);
+                wiped = 0;
+            }
+            /* take+leave: our last access to the semaphore. acquire: pairs with the release
+             * CAS of the post that published the token. failure relaxed: loop with the
+             * fresh value. */
             if (!fastsync__os2_cas(o, &old, old - FASTSYNC__SEM_WAITER - 1, FASTSYNC__ACQUIRE,
                                    FASTSYNC__RELAXED))
                 continue;
-            old -= FASTSYNC__SEM_WAITER + 1;
-            /* the baton: our reset wiped a post, and tokens and waiters are left */
-            if (wiped != 0 && hev != 0 && fastsync__sem_tokens(old) != 0 &&
-                fastsync__sem_waiters(old) != 0)
-                FASTSYNC_OS2_POST(hev, 1);
             return 0;
         }
         if (timed_out) {
@@ -909,20 +919,32 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * A waiter knows which count holds it: its round ended iff the round field changed.
  * set on a set event is a fence and a load; wait on a set event one load.
  *
- * Why the HEV never swallows a wakeup. Only "settle" resets the HEV:
- *   settle:  reset the HEV ; read the word ; if old > 0: post the HEV
- * made by the waiter whose leave makes old 0 (the last of the owed ones), and by a
- * waiter of the current round whose sleep returned 0 with nothing changed while old was 0
- * (the HEV was left posted: a stray post, or a settle not yet made). Claim: a waiter W
- * owed a wakeup (in old) gets past DosWaitEventSem. The set S that ended W's round moved
- * W to old in its RMW and then posted. If W was blocked, the post released it (edge-
- * triggered). Else W is on its way into DosWaitEventSem and returns at once if the HEV is
- * still posted then. A reset R in between is part of a settle; R comes after S's post in
- * the HEV's order, so S's RMW happens-before the settle's read (the kernel serializes the
- * calls), which therefore sees W still in old (W has not left) and posts again after R.
- * By the same argument for that post, at any moment after S either the HEV is posted,
- * or a settle that will post is between its reset and its post, or W has been released.
- * A waiter of the current round needs no post but S's: S follows its join.
+ * Why the HEV never swallows a wakeup. Only two "settles" reset the HEV, each made by a
+ * waiter that is still counted in the word:
+ *   last settle:     by an owed waiter L that reads old = 1 (itself alone), before its
+ *                    leave: reset the HEV ; then, before each leave RMW it tries, if the
+ *                    value v that RMW would replace has old(v) > 1: post the HEV (once)
+ *   current settle:  by a waiter of the current round whose sleep returned 0 with nothing
+ *                    changed while old was 0 (the HEV was left posted: a stray post, or a
+ *                    post for owed waiters that have all left): reset the HEV ; read the
+ *                    word ; if old > 0: post the HEV
+ * Claim: a waiter W owed a wakeup (in old) gets past DosWaitEventSem. The set S that ended
+ * W's round moved W to old in its RMW and then posted. If W was blocked, the post released
+ * it (edge-triggered). Else W is on its way into DosWaitEventSem and returns at once if the
+ * HEV is still posted then. A reset R in between is part of a settle, and R comes after
+ * S's post in the HEV's order, so S's RMW happens-before everything the settler does after
+ * R (the kernel serializes the calls): every value of the word it reads after R shows W in
+ * old, as W has not left. A current settle's read so sees old > 0 and posts after R. The
+ * last settler L (not W: L read old = 1 before R, W not among them, so S's RMW came after
+ * that read) tries its leave only on values read after R, which count L and W: old > 1,
+ * so L posts after R and before it leaves. By the same argument for that post, at any
+ * moment after S either the HEV is posted, or a settle that will post is between its
+ * reset and its post, or W has been released. A waiter of the current round needs no post
+ * but S's: S follows its join. A post after R that was not needed (the waiters in old(v)
+ * beside L came after R) only makes waiters look at the word once more.
+ * Why destroy never closes the HEV under a waiter: every reset and every post a waiter
+ * makes happens while it is counted (cur or old), and destroy says EBUSY while cur or old
+ * is not 0; a waiter's leave RMW is its last access to the event.
  * The cost: while owed waiters remain (old > 0), the HEV is left posted, so a waiter of
  * the new round cannot sleep on it yet; it yields (fastsync__os2_yield) until they have
  * run. This lasts as long as the released waiters take to be scheduled.
@@ -1042,7 +1064,8 @@ FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
     return (fastsync__os2_load(&e->o, FASTSYNC__ACQUIRE) & FASTSYNC__EV_SET) != 0;
 }
 
-/* Resets the HEV, then posts it again if a waiter is owed a wakeup (see above). */
+/* The current settle (see above): resets the HEV, then posts it again if a waiter is owed a
+ * wakeup. Made by a waiter of the current round, counted in cur. */
 FASTSYNC_API void fastsync__event_settle(fastsync__os2_obj_t *o, ULONG hev)
 {
     (void)fastsync__os2_reset(hev);
@@ -1059,7 +1082,7 @@ FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, clockid_t clock,
     fastsync__os2_obj_t *o = &e->o;
     uint64_t old, round;
     ULONG hev, ms = 0;
-    bool timed_out = false;
+    bool timed_out = false, settled = false, reposted = false;
     unsigned futile = 0;
     int slept;
 
@@ -1077,13 +1100,26 @@ FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, clockid_t clock,
     old += FASTSYNC__EV_CUR_ONE;
     for (;;) {
         if ((old & FASTSYNC__EV_ROUND) != round) {
-            /* Our round ended: leave old. acquire: pairs with the release CAS of the set
-             * that ended it (this RMW reads its value or a later one). */
+            /* Our round ended: we are owed (counted in old). The last one settles the HEV
+             * before it leaves, while still counted (see above). */
+            if (hev != 0 && !settled && fastsync__ev_old(old) == 1) {
+                (void)fastsync__os2_reset(hev);
+                settled = true;
+                /* relaxed: a set whose post the reset wiped happens-before this load (the
+                 * kernel serializes post and reset), so coherence makes it see that set's
+                 * RMW or later; the leave below has the acquire. */
+                old = fastsync__os2_load(o, FASTSYNC__RELAXED);
+                continue;
+            }
+            if (settled && !reposted && fastsync__ev_old(old) > 1) {
+                FASTSYNC_OS2_POST(hev, 1); /* owed waiters beside us: our reset may have wiped their post */
+                reposted = true;
+            }
+            /* leave old: our last access to the event. acquire: pairs with the release CAS
+             * of the set that ended our round (this RMW reads its value or a later one). */
             if (!fastsync__os2_cas(o, &old, old - FASTSYNC__EV_OLD_ONE, FASTSYNC__ACQUIRE,
                                    FASTSYNC__ACQUIRE))
                 continue;
-            if (fastsync__ev_old(old - FASTSYNC__EV_OLD_ONE) == 0 && hev != 0)
-                fastsync__event_settle(o, hev); /* the last owed waiter resets the HEV */
             return 0;
         }
         if (timed_out) {
