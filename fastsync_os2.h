@@ -25,7 +25,20 @@
  *     has no semaphore to give then, a waiter polls the object every system tick instead
  *     of sleeping on one (with atomics), or the call retries every tick (without).
  *   - fastsync_event_destroy returns EBUSY while a thread is inside a wait on the event
- *     (OS/2 refuses to close a semaphore that threads wait on; fastsync.h cannot see them).
+ *     (OS/2 refuses to close a semaphore that threads wait on; fastsync.h cannot see them),
+ *     as fastsync_sem_destroy does while a waiter is registered.
+ *   - Posts in flight: a post_n or set that found sleepers posts the HEV after the RMW
+ *     that publishes its token or sets the event. destroy waits for such posts to end
+ *     (DosSleep(0), then a tick at a time), so that none reaches the handle once it is
+ *     closed and perhaps given to another semaphore; so, as with fastsync.h, a waiter may
+ *     destroy and free the object as soon as its wait returns. If a post is still in
+ *     flight after one second (FASTSYNC__OS2_DRAIN_MS: its thread starved, or its process
+ *     died mid-post on a shared object), destroy returns EBUSY and the object stays valid.
+ *   - The 64-bit words (see the sections for each field): semaphore tokens 32 | waiters 16 |
+ *     posting 15 | shared 1; event SET 1 | shared 1 | cur 12 | old 12 | posting 12 |
+ *     round 26. OS/2 runs at most 4095 threads, so no count overflows; the event's round
+ *     wraps after 2^26 round ends, which a waiter misreads only if they all happen while
+ *     it is not scheduled (the event section gives the bound).
  *   - A post releases every thread asleep on the semaphore (OS/2 event semaphores have no
  *     "wake one"); those that find no token go back to sleep. A waiter whose reset of the
  *     HEV swallowed a post, and that leaves tokens and waiters behind, posts once more
@@ -635,21 +648,85 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
 }
 
 /* ======================================================================================
+ * Posts in flight, and destroy
+ *
+ * A posting call (fastsync_sem_post_n, fastsync_event_set) that finds sleepers reads the
+ * HEV, makes the RMW that publishes its token or sets the event, and then posts the HEV.
+ * Once that RMW is done a waiter may return, destroy the object and free it, and OS/2 may
+ * give the closed HEV's handle to the next semaphore the application creates (it reuses
+ * slots): a DosPostEventSem still on its way would post that unrelated semaphore, and OS/2
+ * keeps the post (a count that stays until reset). So each word has a count "posting":
+ * the posting call's RMW raises it when the call will post, in the same RMW that
+ * publishes; after DosPostEventSem one more RMW lowers it, the call's last access to the
+ * object. destroy waits until posting is 0, yielding (fastsync__os2_yield: DosSleep(0),
+ * then DosSleep(1), a tick each), for at most FASTSYNC__OS2_DRAIN_MS (one second) of
+ * CLOCK_MONOTONIC; if a post is still in flight then it returns EBUSY and the object stays
+ * valid (a later destroy may succeed). A poster that died between its two RMWs (a process
+ * killed while posting to a shared object) leaves posting raised for good: destroy then
+ * says EBUSY every time, and the semaphores stay until the processes end. The wait lasts
+ * as long as a poster takes from its RMW to the end of its DosPostEventSem: usually
+ * nothing, at worst its preemption.
+ * Memory order: the lowering RMW is release, destroy's loads acquire, so the post happens-
+ * before destroy closes the HEV, and the RMW before whatever the caller does with the
+ * memory next. Waiters need no count: they reset and post only while counted in the word
+ * (see the semaphore's baton and the event's settles), and destroy says EBUSY then.
+ * ====================================================================================== */
+
+/* At most this long (ms of CLOCK_MONOTONIC) destroy waits for posts in flight. */
+#define FASTSYNC__OS2_DRAIN_MS 1000u
+
+/* After a posting call's DosPostEventSem: posting - 1 (`one` is the field's unit), its last
+ * access to the object. release: pairs with the acquire load in fastsync__os2_destroy. */
+FASTSYNC_API void fastsync__os2_posted(fastsync__os2_obj_t *o, uint64_t one)
+{
+    (void)fastsync__os2_add(o, (uint64_t)0 - one, FASTSYNC__RELEASE);
+}
+
+/* destroy of either object: EBUSY while the word counts a waiter (`waiting`, a mask), or
+ * while a post stays in flight (`posting`, a mask) for FASTSYNC__OS2_DRAIN_MS; else the
+ * object's semaphores are closed (EBUSY if OS/2 says a thread still waits on one). */
+FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting, uint64_t posting)
+{
+    struct timespec until;
+    uint64_t v;
+    ULONG ms;
+    unsigned i;
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+    if (o->hmtx == 0) return fastsync__os2_close_all(o); /* a static object never used */
+#endif
+    until = fastsync_deadline_in((uint64_t)FASTSYNC__OS2_DRAIN_MS * 1000000u);
+    for (i = 0;; i++) {
+        /* acquire: pairs with the release RMW in fastsync__os2_posted (see above). A waiter
+         * seen is a snapshot: destroying while others may still register is the caller's
+         * bug, EBUSY a courtesy for what it can see. */
+        v = fastsync__os2_load(o, FASTSYNC__ACQUIRE);
+        if ((v & waiting) != 0) return EBUSY;
+        if ((v & posting) == 0) break;
+        if (fastsync__os2_timeout(CLOCK_MONOTONIC, &until, &ms) == ETIMEDOUT) return EBUSY;
+        fastsync__os2_yield(i);
+    }
+    return fastsync__os2_close_all(o);
+}
+
+/* ======================================================================================
  * Semaphore
  *
- * State: the word as in fastsync.h, plus the HEV.
+ * State: a 64-bit word, as in fastsync.h but with a posting count, plus the HEV.
  *   bits  0..31  tokens   the value, 0..FASTSYNC_SEM_VALUE_MAX
- *   bits 32..62  waiters  threads registered in the slow path (asleep or about to be)
+ *   bits 32..47  waiters  threads registered in the slow path (asleep or about to be)
+ *   bits 48..62  posting  posts in flight (see "Posts in flight")
  *   bit  63      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ * OS/2 runs at most 4095 threads in the whole system, so neither count can overflow.
  * Transitions (each one RMW on the word), as in fastsync.h:
- *   post        tokens += n       then DosPostEventSem once if waiters > 0
+ *   post        tokens += n; if waiters > 0: posting + 1, then DosPostEventSem once, then
+ *               posting - 1 (one more RMW: the post's last access)
  *   take        tokens -= 1       (fast path, trywait, spinning)
  *   register    waiters += 1
  *   take+leave  tokens -= 1, waiters -= 1
  *   leave       waiters -= 1      (timed out, and saw no token in the same RMW)
  * So token conservation and "post reads the waiters from the RMW that publishes its
- * token" hold as there. post reads the HEV *before* that RMW: afterwards the semaphore
- * may already be destroyed by the waiter that took the token.
+ * token" hold as there. post reads the HEV before that RMW, which decides whether it posts
+ * (not when the HEV is 0: a static semaphore whose waiters poll).
  *
  * Sleeping. OS/2 has no address-based wait; a registered waiter W sleeps on the HEV:
  *   loop:  reset the HEV ; read the word ; token? take+leave : DosWaitEventSem
@@ -681,10 +758,9 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
  * Hence every token left while waiters sleep is covered by a post after the last reset,
  * and at most one extra post per wiping reset is made. Every reset and post a waiter makes
  * comes while it is registered, so destroy (EBUSY while waiters > 0) never closes the HEV
- * under it: its take+leave or leave RMW is its last access to the semaphore. ERROR_INTERRUPT and timeouts
- * change nothing: W reads the word again after its reset, so W still "reset, then read".
- * A stray post (the handle closed and given to another object while a post was on its
- * way, see destroy) only makes that object's waiters look at their word again.
+ * under it: its take+leave or leave RMW is its last access to the semaphore.
+ * ERROR_INTERRUPT and timeouts change nothing: W reads the word again after its reset, so
+ * W still "reset, then read".
  * ====================================================================================== */
 
 typedef struct fastsync_sem {
@@ -695,11 +771,14 @@ typedef struct fastsync_sem {
 
 #define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
 #define FASTSYNC__SEM_WAITER ((uint64_t)1 << 32)             /* one registered waiter */
-#define FASTSYNC__SEM_WAITERS ((uint64_t)0x7fffffff << 32)   /* mask of the waiter field */
+#define FASTSYNC__SEM_WAITERS ((uint64_t)0xffff << 32)       /* mask of the waiter field */
+#define FASTSYNC__SEM_POSTING_ONE ((uint64_t)1 << 48)        /* one post in flight */
+#define FASTSYNC__SEM_POSTING ((uint64_t)0x7fff << 48)       /* mask of the posting field */
 #define FASTSYNC__SEM_SHARED ((uint64_t)1 << 63)             /* process-shared flag */
 
 FASTSYNC_API uint32_t fastsync__sem_tokens(uint64_t v) { return (uint32_t)(v & FASTSYNC__SEM_TOKENS); }
 FASTSYNC_API uint32_t fastsync__sem_waiters(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_WAITERS) >> 32); }
+FASTSYNC_API uint32_t fastsync__sem_posting(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_POSTING) >> 48); }
 FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SHARED) != 0; }
 
 FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
@@ -712,28 +791,19 @@ FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
 
 FASTSYNC_API int fastsync_sem_destroy(fastsync_sem_t *s)
 {
-    uint64_t v = 0;
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    if (s->o.hmtx != 0) v = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
-#else
-    /* relaxed: a snapshot; destroying while others may still register is the caller's bug,
-     * EBUSY is a courtesy for the case it can see. */
-    v = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
-#endif
-    if (fastsync__sem_waiters(v) != 0) return EBUSY;
-    return fastsync__os2_close_all(&s->o);
+    return fastsync__os2_destroy(&s->o, FASTSYNC__SEM_WAITERS, FASTSYNC__SEM_POSTING);
 }
 
 FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
 {
     fastsync__os2_obj_t *o = &s->o;
-    uint64_t old;
+    uint64_t old, posting = 0;
     ULONG hev;
     bool reloaded = false;
     if (n == 0) return 0;
     fastsync__os2_ready(o);
-    /* Read before the RMW: afterwards `s` may be gone. 0 for a static semaphore whose
-     * first sleeper has not created it yet. */
+    /* Read before the RMW, which decides from it whether we post. 0 for a static semaphore
+     * whose first sleeper has not created it yet. */
     hev = fastsync__os2_hev_load(o);
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
@@ -749,13 +819,19 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
             reloaded = true;
             continue;
         }
+        /* We post if a waiter is registered: then this RMW also raises posting. */
+        posting = fastsync__sem_waiters(old) != 0 && hev != 0 ? FASTSYNC__SEM_POSTING_ONE : 0;
         /* release: pairs with the acquire CAS of the wait that takes one of these tokens
          * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
-        if (fastsync__os2_cas(o, &old, old + n, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
+        if (fastsync__os2_cas(o, &old, old + n + posting, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
     }
-    /* From here on `s` may be freed by a waiter that took a token: only `hev` is used.
-     * One post releases every sleeper; those that find no token sleep again. */
-    if (fastsync__sem_waiters(old) != 0 && hev != 0) FASTSYNC_OS2_POST(hev, 0);
+    if (posting != 0) {
+        /* A waiter may have taken a token and called destroy by now: destroy waits for
+         * our posting - 1, our last access. One post releases every sleeper; those that
+         * find no token sleep again. */
+        FASTSYNC_OS2_POST(hev, 0);
+        fastsync__os2_posted(o, FASTSYNC__SEM_POSTING_ONE);
+    }
     return 0;
 }
 
@@ -903,16 +979,23 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * State: one 64-bit word plus the HEV. The event's own set/reset state lives in the word;
  * the HEV only carries wakeups. Sleepers are counted by "round": a round ends with the
  * set that finds sleepers registered; that set moves them from cur to old.
- *   bit  0       SET     the event is set: waits return at once
- *   bit  1       shared  FASTSYNC_SHARED given at init; never changes afterwards
- *   bits 2..17   cur     waiters registered in the current round
- *   bits 18..33  old     waiters of ended rounds that have not left yet: each is owed a
- *                        wakeup and returns 0 once it runs
- *   bits 34..63  round   rounds ended (mod 2^30)
- * OS/2 allows at most 4095 threads, so the 16-bit counts cannot overflow.
+ *   bit  0       SET      the event is set: waits return at once
+ *   bit  1       shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 2..13   cur      waiters registered in the current round
+ *   bits 14..25  old      waiters of ended rounds that have not left yet: each is owed a
+ *                         wakeup and returns 0 once it runs
+ *   bits 26..37  posting  posts in flight (see "Posts in flight")
+ *   bits 38..63  round    rounds ended (mod 2^26)
+ * OS/2 runs at most 4095 threads in the whole system, so no 12-bit count can overflow.
+ * The round wraps: a waiter would misread its round only if exactly a multiple of 2^26
+ * (67,108,864) rounds ended between two of its looks at the word. Each round end is a set
+ * that found a waiter joined since the previous one and made a DosPostEventSem, so that
+ * needs 2^26 join/set/post cycles of other threads while the waiter stays unscheduled:
+ * over a minute even at one cycle per microsecond, far more than the kernel calls allow.
  *
  * Transitions (each one RMW):
- *   set     not SET -> SET; if cur > 0: old += cur, cur = 0, round + 1, then post the HEV
+ *   set     not SET -> SET; if cur > 0: old += cur, cur = 0, round + 1, posting + 1, then
+ *           post the HEV, then posting - 1 (one more RMW: the post's last access)
  *   reset   SET -> not SET (fetch_and); no kernel call
  *   join    cur + 1, only while not SET (a waiter about to sleep; remembers the round)
  *   leave   old - 1 (its round ended: return 0) or cur - 1 (timed out in its round)
@@ -966,16 +1049,19 @@ typedef struct fastsync_event {
 #define FASTSYNC__EV_SET ((uint64_t)1)                     /* the event is set */
 #define FASTSYNC__EV_SHARED ((uint64_t)2)                  /* process-shared flag */
 #define FASTSYNC__EV_CUR_ONE ((uint64_t)1 << 2)            /* one waiter of this round */
-#define FASTSYNC__EV_CUR ((uint64_t)0xffff << 2)           /* mask of cur */
-#define FASTSYNC__EV_OLD_ONE ((uint64_t)1 << 18)           /* one owed waiter */
-#define FASTSYNC__EV_OLD ((uint64_t)0xffff << 18)          /* mask of old */
-#define FASTSYNC__EV_ROUND_ONE ((uint64_t)1 << 34)         /* one round */
-#define FASTSYNC__EV_ROUND (~(((uint64_t)1 << 34) - 1))    /* mask of round */
+#define FASTSYNC__EV_CUR ((uint64_t)0xfff << 2)            /* mask of cur */
+#define FASTSYNC__EV_OLD_ONE ((uint64_t)1 << 14)           /* one owed waiter */
+#define FASTSYNC__EV_OLD ((uint64_t)0xfff << 14)           /* mask of old */
+#define FASTSYNC__EV_POSTING_ONE ((uint64_t)1 << 26)       /* one post in flight */
+#define FASTSYNC__EV_POSTING ((uint64_t)0xfff << 26)       /* mask of posting */
+#define FASTSYNC__EV_ROUND_ONE ((uint64_t)1 << 38)         /* one round */
+#define FASTSYNC__EV_ROUND (~(((uint64_t)1 << 38) - 1))    /* mask of round */
 
 #define FASTSYNC_EVENT_INIT(set) { FASTSYNC__OS2_OBJ_INIT((set) ? FASTSYNC__EV_SET : 0) }
 
 FASTSYNC_API uint64_t fastsync__ev_cur(uint64_t v) { return (v & FASTSYNC__EV_CUR) >> 2; }
-FASTSYNC_API uint64_t fastsync__ev_old(uint64_t v) { return (v & FASTSYNC__EV_OLD) >> 18; }
+FASTSYNC_API uint64_t fastsync__ev_old(uint64_t v) { return (v & FASTSYNC__EV_OLD) >> 14; }
+FASTSYNC_API uint64_t fastsync__ev_posting(uint64_t v) { return (v & FASTSYNC__EV_POSTING) >> 26; }
 
 FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
 {
@@ -987,21 +1073,13 @@ FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
 
 FASTSYNC_API int fastsync_event_destroy(fastsync_event_t *e)
 {
-    uint64_t v = 0;
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    if (e->o.hmtx != 0) v = fastsync__os2_load(&e->o, FASTSYNC__RELAXED);
-#else
-    /* relaxed: a snapshot, as in fastsync_sem_destroy. */
-    v = fastsync__os2_load(&e->o, FASTSYNC__RELAXED);
-#endif
-    if ((v & (FASTSYNC__EV_CUR | FASTSYNC__EV_OLD)) != 0) return EBUSY;
-    return fastsync__os2_close_all(&e->o);
+    return fastsync__os2_destroy(&e->o, FASTSYNC__EV_CUR | FASTSYNC__EV_OLD, FASTSYNC__EV_POSTING);
 }
 
 FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
 {
     fastsync__os2_obj_t *o = &e->o;
-    uint64_t old, cur, nv;
+    uint64_t old, cur, nv, posting = 0;
     ULONG hev;
     bool reloaded = false;
     fastsync__os2_ready(o);
@@ -1018,7 +1096,7 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
 #endif
     if (old & FASTSYNC__EV_SET) return;
-    hev = fastsync__os2_hev_load(o); /* before the RMW: afterwards `e` may be gone */
+    hev = fastsync__os2_hev_load(o); /* before the RMW, which decides from it whether we post */
     for (;;) {
         if (old & FASTSYNC__EV_SET) return;
         cur = fastsync__ev_cur(old);
@@ -1034,12 +1112,18 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
         nv = old | FASTSYNC__EV_SET;
         if (cur != 0)
             nv = nv - cur * FASTSYNC__EV_CUR_ONE + cur * FASTSYNC__EV_OLD_ONE + FASTSYNC__EV_ROUND_ONE;
+        /* We post if the round had waiters: then this RMW also raises posting. */
+        posting = cur != 0 && hev != 0 ? FASTSYNC__EV_POSTING_ONE : 0;
         /* release: pairs with the acquire loads and CASes in wait and is_set that read this
          * value or a later one. failure relaxed: retried. */
-        if (fastsync__os2_cas(o, &old, nv, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
+        if (fastsync__os2_cas(o, &old, nv + posting, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
     }
-    /* From here on `e` may be gone: only `hev` is used. */
-    if (cur != 0 && hev != 0) FASTSYNC_OS2_POST(hev, 0);
+    if (posting != 0) {
+        /* A waiter may have returned and called destroy by now: destroy waits for our
+         * posting - 1, our last access. */
+        FASTSYNC_OS2_POST(hev, 0);
+        fastsync__os2_posted(o, FASTSYNC__EV_POSTING_ONE);
+    }
 }
 
 FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)

@@ -10,12 +10,18 @@
  *    waiter of an ended round makes): destroy must say EBUSY while it is there.
  *  - semaphore, a waiter held at its baton post (its reset wiped a post, and it leaves
  *    tokens and waiters behind), while the other waiter takes the last token and leaves:
- *    destroy must say EBUSY while the baton is on its way. */
+ *    destroy must say EBUSY while the baton is on its way.
+ *  - semaphore post and event set held between their RMW and their DosPostEventSem (a
+ *    post in flight), while the waiter's timeout wakes it: it finds the token (its round
+ *    ended), returns 0, destroys the object and creates an unrelated semaphore at once.
+ *    destroy must wait for the post in flight, so that the post reaches the object's own
+ *    HEV and the unrelated semaphore stays reset; held for good, destroy must give up
+ *    after about a second with EBUSY, the object still valid. */
 #include "harness.h"
 
 /* ---- gates: hold one thread at the start of a DosResetEventSem or DosPostEventSem ---- */
 
-enum { ROLE_MAIN, ROLE_WAITER };
+enum { ROLE_MAIN, ROLE_WAITER, ROLE_POSTER };
 enum { GATE_OFF, GATE_ARMED, GATE_REACHED, GATE_OPEN };
 #define NGATES 4
 
@@ -162,6 +168,19 @@ static ULONG post_count(HEV h)
     return n;
 }
 
+/* The unrelated semaphore u, made after the object's destroy: it got the object's old HEV
+ * handle back, and its post count is still `count` (what it was created with), then it is
+ * closed; and no semaphore is left open (h0: in use before the case). */
+static void check_unrelated(const char *label, HEV u, ULONG hev, ULONG count, unsigned long h0)
+{
+    ok(u == hev, "%s: an unrelated semaphore made after destroy got the same handle (%lu)", label,
+       (unsigned long)u);
+    is_int(post_count(u), count, "%s: ... and no late call on the old one reached it (post count %lu)", label,
+           (unsigned long)count);
+    DosCloseEventSem(u);
+    is_int(os2dbl_handles_in_use(), h0, "%s: no semaphore left open", label);
+}
+
 /* ---- event: the last owed waiter in its settle ---- */
 
 static void event_settle(int flags)
@@ -200,11 +219,7 @@ static void event_settle(int flags)
     } else {
         skip("destroy said 0 already", "%s: destroy once they left", label);
     }
-    ok(u == hev, "%s: an unrelated semaphore made after destroy got the same handle (%lu)", label,
-       (unsigned long)u);
-    is_int(post_count(u), 1, "%s: ... and stays posted: no reset of a closed HEV reached it", label);
-    DosCloseEventSem(u);
-    is_int(os2dbl_handles_in_use(), h0, "%s: no semaphore left open", label);
+    check_unrelated(label, u, hev, 1, h0);
 }
 
 /* ---- semaphore: the baton post of a waiter whose reset wiped a post ---- */
@@ -269,11 +284,136 @@ static void sem_baton(int flags)
         skip("destroy said 0 already", "%s: value 0", label);
         skip("destroy said 0 already", "%s: destroy once they left", label);
     }
-    ok(u == hev, "%s: an unrelated semaphore made after destroy got the same handle (%lu)", label,
-       (unsigned long)u);
-    is_int(post_count(u), 0, "%s: ... and is not posted: no baton reached it", label);
-    DosCloseEventSem(u);
-    is_int(os2dbl_handles_in_use(), h0, "%s: no semaphore left open", label);
+    check_unrelated(label, u, hev, 0, h0);
+}
+
+/* ---- a post in flight: the posting call held between its RMW and DosPostEventSem ---- */
+
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+#define PER_OBJECT 2UL /* HEV + HMTX */
+#else
+#define PER_OBJECT 1UL /* HEV */
+#endif
+
+enum { LATE_WAITING, LATE_DESTROYING, LATE_DONE };
+
+/* The waiter of a post in flight: one timed wait, then at once destroy and, if that said
+ * 0, an unrelated event semaphore. */
+static struct late {
+    bool event;         /* the event, else the semaphore */
+    int ret, destroyed; /* what the wait and destroy returned */
+    uint64_t destroy_ns;
+    bool after_open;    /* destroy returned after the poster's gate had opened */
+    struct gate *gate;  /* the poster's */
+    HEV u;
+    _Atomic(int) at;    /* LATE_* */
+} late;
+
+static void *late_waiter_main(void *unused)
+{
+    (void)unused;
+    my_role = ROLE_WAITER;
+    /* Long enough for the poster's RMW to come while it is registered; it then finds the
+     * token (or its round ended) when this timeout wakes it. */
+    struct timespec d = fastsync_deadline_in(300000000u);
+    late.ret = late.event ? fastsync_event_timedwait(&g.e, &d) : fastsync_sem_timedwait(&g.s, &d);
+    /* relaxed (every store of `at`): progress for main's polls, which order nothing. */
+    atomic_store_explicit(&late.at, LATE_DESTROYING, memory_order_relaxed);
+    uint64_t t0 = test_now_ns();
+    late.destroyed = late.event ? fastsync_event_destroy(&g.e) : fastsync_sem_destroy(&g.s);
+    late.destroy_ns = test_now_ns() - t0;
+    /* acquire: pairs with the release store in gate_open. */
+    late.after_open = atomic_load_explicit(&late.gate->state, memory_order_acquire) == GATE_OPEN;
+    if (late.destroyed == 0) late.u = unrelated(false);
+    /* release: pairs with the acquire load in late_at (the results are read after it). */
+    atomic_store_explicit(&late.at, LATE_DONE, memory_order_release);
+    return NULL;
+}
+
+static int late_at(void)
+{
+    /* acquire: pairs with the release store of LATE_DONE in late_waiter_main. */
+    return atomic_load_explicit(&late.at, memory_order_acquire);
+}
+
+static void *poster_main(void *unused)
+{
+    (void)unused;
+    my_role = ROLE_POSTER;
+    if (late.event) fastsync_event_set(&g.e);
+    else if (fastsync_sem_post(&g.s) != 0) bail("fastsync_sem_post failed");
+    return NULL;
+}
+
+/* hold_ms: how long the poster stays held once the waiter is inside destroy (a short
+ * preemption), or 0: until destroy has returned (a poster that never finishes). */
+static void in_flight(bool event, int flags, unsigned hold_ms)
+{
+    char label[128];
+    snprintf(label, sizeof label, "%s%s, post in flight %s", event ? "event set" : "semaphore post",
+             flags ? " (shared)" : "", hold_ms ? "for a while" : "for good");
+    unsigned long h0 = os2dbl_handles_in_use();
+    g.phase = label;
+    late.event = event;
+    late.ret = late.destroyed = -1;
+    late.u = 0;
+    atomic_store_explicit(&late.at, LATE_WAITING, memory_order_relaxed); /* relaxed: no thread yet */
+    if (event) is_int(fastsync_event_init(&g.e, false, flags), 0, "%s: init", label);
+    else is_int(fastsync_sem_init(&g.s, 0, flags), 0, "%s: init", label);
+    fastsync__os2_obj_t *o = event ? &g.e.o : &g.s.o;
+    ULONG hev = fastsync__os2_hev_load(o);
+    late.gate = gate_arm(0, OS2DBL_HOOK_POST, ROLE_POSTER);
+    pthread_t tw = test_thread_start(late_waiter_main, NULL);
+    uint64_t end = test_box_end(5000);
+    for (;;) {
+        uint64_t v = 0;
+        (void)test_os2_word(o, &v);
+        if ((event ? fastsync__ev_cur(v) : fastsync__sem_waiters(v)) == 1 || !test_box_open(end)) break;
+        test_sleep_ns(100000);
+    }
+    pthread_t tp = test_thread_start(poster_main, NULL);
+    ok(gate_reached(late.gate), "%s: the poster found the waiter and is held before DosPostEventSem", label);
+    is_int(late.gate->h, hev, "%s: ... of the object's HEV", label);
+    /* The waiter wakes at its deadline, returns 0 and calls destroy. */
+    end = test_box_end(5000);
+    while (late_at() == LATE_WAITING && test_box_open(end)) test_sleep_ns(200000);
+    ok(late_at() != LATE_WAITING, "%s: the waiter's wait returned while the post was in flight", label);
+    uint64_t held0 = test_now_ns();
+    if (hold_ms) {
+        /* A poster preempted for hold_ms: destroy must wait for it, not return. */
+        end = test_box_end(hold_ms);
+        while (late_at() != LATE_DONE && test_box_open(end)) test_sleep_ns(200000);
+        gate_open(late.gate);
+    }
+    end = test_box_end(10000);
+    while (late_at() != LATE_DONE && test_box_open(end)) test_sleep_ns(200000);
+    ok(late_at() == LATE_DONE, "%s: destroy returned", label);
+    if (!hold_ms) gate_open(late.gate);
+    test_thread_join(tw);
+    test_thread_join(tp);
+    gates_off();
+    is_int(late.ret, 0, "%s: the wait returned 0 (the token, or its round ended)", label);
+    if (hold_ms) {
+        is_int(late.destroyed, 0, "%s: destroy returned 0 ...", label);
+        ok(late.after_open, "%s: ... only after the post in flight went on (%.1f ms in destroy)", label,
+           late.destroy_ns / 1e6);
+    } else {
+        is_int(late.destroyed, EBUSY, "%s: destroy gave up: EBUSY", label);
+        ok(late.destroy_ns >= 1000000000u && late.destroy_ns < 10000000000u,
+           "%s: ... after about a second, never less (%.1f ms)", label, late.destroy_ns / 1e6);
+        ok(test_now_ns() - held0 >= 1000000000u, "%s: ... while the post stayed in flight", label);
+        if (late.destroyed != 0) {
+            is_int(os2dbl_handles_in_use() - h0, PER_OBJECT, "%s: ... and closed nothing", label);
+            is_int(event ? fastsync_event_destroy(&g.e) : fastsync_sem_destroy(&g.s), 0,
+                   "%s: destroy once the post went on: 0", label);
+            late.u = unrelated(false);
+        } else {
+            skip("destroy said 0 already", "%s: ... and closed nothing", label);
+            skip("destroy said 0 already", "%s: destroy once the post went on", label);
+        }
+    }
+    if (late.u == 0) late.u = unrelated(false); /* destroy failed: keep the checks below going */
+    check_unrelated(label, late.u, hev, 0, h0);
 }
 
 int main(void)
@@ -284,7 +424,11 @@ int main(void)
     for (int flags = 0; flags <= FASTSYNC_SHARED; flags++) {
         event_settle(flags);
         sem_baton(flags);
+        in_flight(false, flags, 200);
+        in_flight(true, flags, 200);
     }
+    in_flight(false, 0, 0);
+    in_flight(true, 0, 0);
     os2dbl_set_hook(NULL);
     test_watchdog_stop();
     return done_testing();
