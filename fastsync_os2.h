@@ -849,6 +849,20 @@ FASTSYNC_API int fastsync__sem_take(fastsync_sem_t *s, uint64_t old)
     return EAGAIN;
 }
 
+/* The spinner's take: as fastsync__sem_take, but gives up (EAGAIN) as soon as `old` shows
+ * a registered waiter, or no token: a token posted while someone sleeps is that sleeper's,
+ * and a spinner that took it would send the sleeper back to bed. The CAS succeeds only on
+ * the very value it checked, so it never takes from a word with waiters. */
+FASTSYNC_API int fastsync__sem_take_spin(fastsync_sem_t *s, uint64_t old)
+{
+    while (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) == 0) {
+        /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
+         * token; failure relaxed: `old` is only the next guess, checked again above. */
+        if (fastsync__os2_cas(&s->o, &old, old - 1, FASTSYNC__ACQUIRE, FASTSYNC__RELAXED)) return 0;
+    }
+    return EAGAIN;
+}
+
 FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 {
     fastsync__os2_ready(&s->o);
@@ -869,12 +883,12 @@ FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     int i;
 
     /* Spin only while nobody is registered: with a sleeper, a post's token belongs to the
-     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
+     * thread it wakes (fastsync__sem_take_spin gives up when it sees one). */
     for (i = 0; i < FASTSYNC_SPIN; i++) {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = fastsync__os2_load(o, FASTSYNC__RELAXED);
         if (fastsync__sem_waiters(v) != 0) break;
-        if (fastsync__sem_tokens(v) != 0 && fastsync__sem_take(s, v) == 0) return 0;
+        if (fastsync__sem_take_spin(s, v) == 0) return 0;
         fastsync__cpu_relax();
     }
 
