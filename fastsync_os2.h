@@ -767,7 +767,22 @@ typedef struct fastsync_sem {
     fastsync__os2_obj_t o; /* private: use the functions */
 } fastsync_sem_t;
 
-#define FASTSYNC_SEM_INIT(n) { FASTSYNC__OS2_OBJ_INIT(n) }
+/* FASTSYNC_SEM_INIT(n): n must be an integer constant expression in
+ * 0..FASTSYNC_SEM_VALUE_MAX; anything else does not compile. C: a bit-field of negative
+ * width, whose name says why (C89 and C11 alike; a bit-field width must be a constant).
+ * C++, which has no types in sizeof: an array of negative size. The test is written so
+ * that no value, signed or unsigned, draws a warning (no "unsigned >= 0"). A value from a
+ * variable goes through fastsync_sem_init, which says EINVAL. */
+#define FASTSYNC__SEM_INIT_OK(n) ((n) == 0 || ((n) > 0 && (n) <= FASTSYNC_SEM_VALUE_MAX))
+#ifdef __cplusplus
+#define FASTSYNC__SEM_INIT_CHECK(n) (0 * sizeof(char[FASTSYNC__SEM_INIT_OK(n) ? 1 : -1]))
+#else
+#define FASTSYNC__SEM_INIT_CHECK(n)                                                          \
+    (0 * sizeof(struct {                                                                   \
+         int fastsync_sem_init_value_out_of_range : FASTSYNC__SEM_INIT_OK(n) ? 1 : -1;      \
+     }))
+#endif
+#define FASTSYNC_SEM_INIT(n) { FASTSYNC__OS2_OBJ_INIT((uint64_t)(n) + FASTSYNC__SEM_INIT_CHECK(n)) }
 
 #define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
 #define FASTSYNC__SEM_WAITER ((uint64_t)1 << 32)             /* one registered waiter */
@@ -808,7 +823,9 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
     for (;;) {
-        if (n > FASTSYNC_SEM_VALUE_MAX - fastsync__sem_tokens(old)) return EOVERFLOW;
+        /* In 64 bits: no wrap for any n and any word (even one holding more than the max,
+         * which no call makes). */
+        if ((uint64_t)fastsync__sem_tokens(old) + n > FASTSYNC_SEM_VALUE_MAX) return EOVERFLOW;
         if (fastsync__sem_waiters(old) != 0 && hev == 0 && !reloaded) {
             /* A waiter of a static semaphore created the HEV after our first look.
              * acquire: pairs with the release register RMW in fastsync__sem_wait_slow
