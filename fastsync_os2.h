@@ -694,7 +694,6 @@ FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting,
 #if defined(FASTSYNC_OS2_NO_ATOMICS)
     if (o->hmtx == 0) return fastsync__os2_close_all(o); /* a static object never used */
 #endif
-    until = fastsync_deadline_in((uint64_t)FASTSYNC__OS2_DRAIN_MS * 1000000u);
     for (i = 0;; i++) {
         /* acquire: pairs with the release RMW in fastsync__os2_posted (see above). A waiter
          * seen is a snapshot: destroying while others may still register is the caller's
@@ -702,7 +701,9 @@ FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting,
         v = fastsync__os2_load(o, FASTSYNC__ACQUIRE);
         if ((v & waiting) != 0) return EBUSY;
         if ((v & posting) == 0) break;
-        if (fastsync__os2_timeout(CLOCK_MONOTONIC, &until, &ms) == ETIMEDOUT) return EBUSY;
+        /* A post in flight: the clock is read only now, not on every destroy. */
+        if (i == 0) until = fastsync_deadline_in((uint64_t)FASTSYNC__OS2_DRAIN_MS * 1000000u);
+        else if (fastsync__os2_timeout(CLOCK_MONOTONIC, &until, &ms) == ETIMEDOUT) return EBUSY;
         fastsync__os2_yield(i);
     }
     return fastsync__os2_close_all(o);
