@@ -673,7 +673,15 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
  * ====================================================================================== */
 
 /* At most this long (ms of CLOCK_MONOTONIC) destroy waits for posts in flight. */
-#define FASTSYNC__OS2_DRAIN_MS 1000
+#define FASTSYNC__OS2_DRAIN_MS 1000u
+
+/* CLOCK_MONOTONIC in milliseconds. */
+FASTSYNC_API uint64_t fastsync__os2_ms(void)
+{
+    struct timespec t;
+    fastsync__os2_now(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
 
 /* After a posting call's DosPostEventSem: posting - 1 (`one` is the field's unit), its last
  * access to the object. release: pairs with the acquire load in fastsync__os2_destroy. */
@@ -687,14 +695,11 @@ FASTSYNC_API void fastsync__os2_posted(fastsync__os2_obj_t *o, uint64_t one)
  * object's semaphores are closed (EBUSY if OS/2 says a thread still waits on one). */
 FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting, uint64_t posting)
 {
-    struct timespec t0, t;
-    uint64_t v;
+    uint64_t v, t0 = 0;
     unsigned i;
 #if defined(FASTSYNC_OS2_NO_ATOMICS)
     if (o->hmtx == 0) return fastsync__os2_close_all(o); /* a static object never used */
 #endif
-    t0.tv_sec = 0; /* set at i == 0, before any use; gcc cannot tell */
-    t0.tv_nsec = 0;
     for (i = 0;; i++) {
         /* acquire: pairs with the release RMW in fastsync__os2_posted (see above). A waiter
          * seen is a snapshot: destroying while others may still register is the caller's
@@ -702,15 +707,9 @@ FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting,
         v = fastsync__os2_load(o, FASTSYNC__ACQUIRE);
         if ((v & waiting) != 0) return EBUSY;
         if ((v & posting) == 0) break;
-        /* A post in flight: the clock is read only now, not on every destroy. The time
-         * waited, in ms (both readings are rounded down the same way). */
-        if (i == 0) {
-            fastsync__os2_now(CLOCK_MONOTONIC, &t0);
-        } else {
-            fastsync__os2_now(CLOCK_MONOTONIC, &t);
-            if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= FASTSYNC__OS2_DRAIN_MS)
-                return EBUSY;
-        }
+        /* A post in flight: the clock is read only now, not on every destroy. */
+        if (i == 0) t0 = fastsync__os2_ms();
+        else if (fastsync__os2_ms() - t0 >= FASTSYNC__OS2_DRAIN_MS) return EBUSY;
         fastsync__os2_yield(i);
     }
     return fastsync__os2_close_all(o);
