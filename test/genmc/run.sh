@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# test/genmc/run.sh ROOT HARNESS [PLANT.patch] - runs one GenMC harness of fastsync_os2.h.
+# Without a patch the harness must pass ("No errors were detected"). With one, the patch
+# plants a mistake in a copy of fastsync_os2.h and GenMC must catch it: a failed assert or
+# a liveness violation; a patch that no longer applies fails the test (update the patch
+# with the header). Exit 77 (meson: skipped) where genmc is not installed.
+set -u
+root=$1 harness=$2 plant=${3:-}
+if ! command -v genmc >/dev/null 2>&1; then
+    echo "genmc not installed: skipped"
+    exit 77
+fi
+if [ -n "$plant" ] && ! command -v patch >/dev/null 2>&1; then
+    echo "patch not installed: skipped"
+    exit 77
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$root/fastsync.h" "$root/fastsync_os2.h" "$work/"
+if [ -n "$plant" ]; then
+    if ! patch -s -d "$work" -p1 < "$plant"; then
+        echo "FAIL: $plant no longer applies to fastsync_os2.h"
+        exit 1
+    fi
+fi
+genmc --check-liveness --disable-estimation -- -I"$work" -I"$root/test/genmc" -DUNDER_GENMC \
+    -std=gnu11 "$harness" > "$work/log" 2>&1
+status=$?
+if [ -z "$plant" ]; then
+    tail -n 4 "$work/log"
+    if [ $status -eq 0 ] && grep -q "No errors were detected" "$work/log"; then exit 0; fi
+    cat "$work/log"
+    echo "FAIL: GenMC found an error in $(basename "$harness")"
+    exit 1
+fi
+if grep -q "No errors were detected" "$work/log"; then
+    tail -n 4 "$work/log"
+    echo "FAIL: the planted mistake $(basename "$plant") was not caught"
+    exit 1
+fi
+if grep -Eq "Assertion violation|Liveness violation|Safety violation" "$work/log"; then
+    grep -E "Assertion violation|Liveness violation|Safety violation" "$work/log" | head -n 3
+    echo "ok: the planted mistake $(basename "$plant") was caught"
+    exit 0
+fi
+cat "$work/log"
+echo "FAIL: GenMC stopped without a verdict on the planted mistake"
+exit 1
