@@ -691,7 +691,8 @@ FASTSYNC_API void fastsync__os2_posted(fastsync__os2_obj_t *o, uint64_t one)
 }
 
 /* destroy of either object: EBUSY while the word counts a waiter (`waiting`, a mask), or
- * while a post stays in flight (`posting`, a mask) for FASTSYNC__OS2_DRAIN_MS; else the
+ * while a post stays in flight (`posting`, a mask) for more than FASTSYNC__OS2_DRAIN_MS
+ * (two readings rounded down to the ms differ by more only after that long); else the
  * object's semaphores are closed (EBUSY if OS/2 says a thread still waits on one). */
 FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting, uint64_t posting)
 {
@@ -709,7 +710,7 @@ FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting,
         if ((v & posting) == 0) break;
         /* A post in flight: the clock is read only now, not on every destroy. */
         if (i == 0) t0 = fastsync__os2_ms();
-        else if (fastsync__os2_ms() - t0 >= FASTSYNC__OS2_DRAIN_MS) return EBUSY;
+        else if (fastsync__os2_ms() - t0 > FASTSYNC__OS2_DRAIN_MS) return EBUSY; /* never less */
         fastsync__os2_yield(i);
     }
     return fastsync__os2_close_all(o);
