@@ -25,7 +25,20 @@
  *     has no semaphore to give then, a waiter polls the object every system tick instead
  *     of sleeping on one (with atomics), or the call retries every tick (without).
  *   - fastsync_event_destroy returns EBUSY while a thread is inside a wait on the event
- *     (OS/2 refuses to close a semaphore that threads wait on; fastsync.h cannot see them).
+ *     (OS/2 refuses to close a semaphore that threads wait on; fastsync.h cannot see them),
+ *     as fastsync_sem_destroy does while a waiter is registered.
+ *   - Posts in flight: a post_n or set that found sleepers posts the HEV after the RMW
+ *     that publishes its token or sets the event. destroy waits for such posts to end
+ *     (DosSleep(0), then a tick at a time), so that none reaches the handle once it is
+ *     closed and perhaps given to another semaphore; so, as with fastsync.h, a waiter may
+ *     destroy and free the object as soon as its wait returns. If a post is still in
+ *     flight after one second (FASTSYNC__OS2_DRAIN_MS: its thread starved, or its process
+ *     died mid-post on a shared object), destroy returns EBUSY and the object stays valid.
+ *   - The 64-bit words (see the sections for each field): semaphore tokens 32 | waiters 16 |
+ *     posting 15 | shared 1; event SET 1 | shared 1 | cur 12 | old 12 | posting 12 |
+ *     round 26. OS/2 runs at most 4095 threads, so no count overflows; the event's round
+ *     wraps after 2^26 round ends, which a waiter misreads only if they all happen while
+ *     it is not scheduled (the event section gives the bound).
  *   - A post releases every thread asleep on the semaphore (OS/2 event semaphores have no
  *     "wake one"); those that find no token go back to sleep. A waiter whose reset of the
  *     HEV swallowed a post, and that leaves tokens and waiters behind, posts once more
@@ -635,21 +648,93 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
 }
 
 /* ======================================================================================
+ * Posts in flight, and destroy
+ *
+ * A posting call (fastsync_sem_post_n, fastsync_event_set) that finds sleepers reads the
+ * HEV, makes the RMW that publishes its token or sets the event, and then posts the HEV.
+ * Once that RMW is done a waiter may return, destroy the object and free it, and OS/2 may
+ * give the closed HEV's handle to the next semaphore the application creates (it reuses
+ * slots): a DosPostEventSem still on its way would post that unrelated semaphore, and OS/2
+ * keeps the post (a count that stays until reset). So each word has a count "posting":
+ * the posting call's RMW raises it when the call will post, in the same RMW that
+ * publishes; after DosPostEventSem one more RMW lowers it, the call's last access to the
+ * object. destroy waits until posting is 0, yielding (fastsync__os2_yield: DosSleep(0),
+ * then DosSleep(1), a tick each), for at most FASTSYNC__OS2_DRAIN_MS (one second) of
+ * CLOCK_MONOTONIC; if a post is still in flight then it returns EBUSY and the object stays
+ * valid (a later destroy may succeed). A poster that died between its two RMWs (a process
+ * killed while posting to a shared object) leaves posting raised for good: destroy then
+ * says EBUSY every time, and the semaphores stay until the processes end. The wait lasts
+ * as long as a poster takes from its RMW to the end of its DosPostEventSem: usually
+ * nothing, at worst its preemption.
+ * Memory order: the lowering RMW is release, destroy's loads acquire, so the post happens-
+ * before destroy closes the HEV, and the RMW before whatever the caller does with the
+ * memory next. Waiters need no count: they reset and post only while counted in the word
+ * (see the semaphore's baton and the event's settles), and destroy says EBUSY then.
+ * ====================================================================================== */
+
+/* At most this long (ms of CLOCK_MONOTONIC) destroy waits for posts in flight. */
+#define FASTSYNC__OS2_DRAIN_MS 1000u
+
+/* CLOCK_MONOTONIC in milliseconds. */
+FASTSYNC_API uint64_t fastsync__os2_ms(void)
+{
+    struct timespec t;
+    fastsync__os2_now(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* After a posting call's DosPostEventSem: posting - 1 (`one` is the field's unit), its last
+ * access to the object. release: pairs with the acquire load in fastsync__os2_destroy. */
+FASTSYNC_API void fastsync__os2_posted(fastsync__os2_obj_t *o, uint64_t one)
+{
+    (void)fastsync__os2_add(o, (uint64_t)0 - one, FASTSYNC__RELEASE);
+}
+
+/* destroy of either object: EBUSY while the word counts a waiter (`waiting`, a mask), or
+ * while a post stays in flight (`posting`, a mask) for more than FASTSYNC__OS2_DRAIN_MS
+ * (two readings rounded down to the ms differ by more only after that long); else the
+ * object's semaphores are closed (EBUSY if OS/2 says a thread still waits on one). */
+FASTSYNC_API int fastsync__os2_destroy(fastsync__os2_obj_t *o, uint64_t waiting, uint64_t posting)
+{
+    uint64_t v, t0 = 0;
+    unsigned i;
+#if defined(FASTSYNC_OS2_NO_ATOMICS)
+    if (o->hmtx == 0) return fastsync__os2_close_all(o); /* a static object never used */
+#endif
+    for (i = 0;; i++) {
+        /* acquire: pairs with the release RMW in fastsync__os2_posted (see above). A waiter
+         * seen is a snapshot: destroying while others may still register is the caller's
+         * bug, EBUSY a courtesy for what it can see. */
+        v = fastsync__os2_load(o, FASTSYNC__ACQUIRE);
+        if ((v & waiting) != 0) return EBUSY;
+        if ((v & posting) == 0) break;
+        /* A post in flight: the clock is read only now, not on every destroy. */
+        if (i == 0) t0 = fastsync__os2_ms();
+        else if (fastsync__os2_ms() - t0 > FASTSYNC__OS2_DRAIN_MS) return EBUSY; /* never less */
+        fastsync__os2_yield(i);
+    }
+    return fastsync__os2_close_all(o);
+}
+
+/* ======================================================================================
  * Semaphore
  *
- * State: the word as in fastsync.h, plus the HEV.
+ * State: a 64-bit word, as in fastsync.h but with a posting count, plus the HEV.
  *   bits  0..31  tokens   the value, 0..FASTSYNC_SEM_VALUE_MAX
- *   bits 32..62  waiters  threads registered in the slow path (asleep or about to be)
+ *   bits 32..47  waiters  threads registered in the slow path (asleep or about to be)
+ *   bits 48..62  posting  posts in flight (see "Posts in flight")
  *   bit  63      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ * OS/2 runs at most 4095 threads in the whole system, so neither count can overflow.
  * Transitions (each one RMW on the word), as in fastsync.h:
- *   post        tokens += n       then DosPostEventSem once if waiters > 0
+ *   post        tokens += n; if waiters > 0: posting + 1, then DosPostEventSem once, then
+ *               posting - 1 (one more RMW: the post's last access)
  *   take        tokens -= 1       (fast path, trywait, spinning)
  *   register    waiters += 1
  *   take+leave  tokens -= 1, waiters -= 1
  *   leave       waiters -= 1      (timed out, and saw no token in the same RMW)
  * So token conservation and "post reads the waiters from the RMW that publishes its
- * token" hold as there. post reads the HEV *before* that RMW: afterwards the semaphore
- * may already be destroyed by the waiter that took the token.
+ * token" hold as there. post reads the HEV before that RMW, which decides whether it posts
+ * (not when the HEV is 0: a static semaphore whose waiters poll).
  *
  * Sleeping. OS/2 has no address-based wait; a registered waiter W sleeps on the HEV:
  *   loop:  reset the HEV ; read the word ; token? take+leave : DosWaitEventSem
@@ -670,31 +755,53 @@ FASTSYNC_API int fastsync__os2_timeout(clockid_t clock, const struct timespec *a
  *      reset, by a waiter X, comes between P's post and the moment W blocks.
  *   3. X's reset returns the post count it wiped (> 0 here), and X reads the word after
  *      it, so X sees P's token (or that it is gone already). If X takes a token and the
- *      word it leaves still has tokens and waiters, X posts the HEV once more: the baton.
- *      The same argument applies to that post; each reset that wipes a post is followed
- *      by a read that either finds the tokens gone or passes the baton. A reset that
- *      wiped nothing (ERROR_ALREADY_RESET) owes nothing; a waiter that did not reset since
- *      its last sleep wiped nothing either.
+ *      word its take+leave leaves still has tokens and waiters, X posts the HEV once more:
+ *      the baton. X decides that from the value its take+leave RMW replaces and posts
+ *      before that RMW, while still registered (the value is known before the RMW, and a
+ *      post after X's reset covers what the reset wiped, whenever it comes). The same
+ *      argument applies to that post; each reset that wipes a post is followed by a read
+ *      that either finds the tokens gone or passes the baton. A reset that wiped nothing
+ *      (ERROR_ALREADY_RESET) owes nothing; a waiter that did not reset since its last
+ *      sleep wiped nothing either.
  * Hence every token left while waiters sleep is covered by a post after the last reset,
- * and at most one extra post per wiping reset is made. ERROR_INTERRUPT and timeouts
- * change nothing: W reads the word again after its reset, so W still "reset, then read".
- * A stray post (the handle closed and given to another object while a post was on its
- * way, see destroy) only makes that object's waiters look at their word again.
+ * and at most one extra post per wiping reset is made. Every reset and post a waiter makes
+ * comes while it is registered, so destroy (EBUSY while waiters > 0) never closes the HEV
+ * under it: its take+leave or leave RMW is its last access to the semaphore.
+ * ERROR_INTERRUPT and timeouts change nothing: W reads the word again after its reset, so
+ * W still "reset, then read".
  * ====================================================================================== */
 
 typedef struct fastsync_sem {
     fastsync__os2_obj_t o; /* private: use the functions */
 } fastsync_sem_t;
 
-#define FASTSYNC_SEM_INIT(n) { FASTSYNC__OS2_OBJ_INIT(n) }
+/* FASTSYNC_SEM_INIT(n): n must be an integer constant expression in
+ * 0..FASTSYNC_SEM_VALUE_MAX; anything else does not compile. C: a bit-field of negative
+ * width, whose name says why (C89 and C11 alike; a bit-field width must be a constant).
+ * C++, which has no types in sizeof: an array of negative size. The test is written so
+ * that no value, signed or unsigned, draws a warning (no "unsigned >= 0"). A value from a
+ * variable goes through fastsync_sem_init, which says EINVAL. */
+#define FASTSYNC__SEM_INIT_OK(n) ((n) == 0 || ((n) > 0 && (n) <= FASTSYNC_SEM_VALUE_MAX))
+#ifdef __cplusplus
+#define FASTSYNC__SEM_INIT_CHECK(n) (0 * sizeof(char[FASTSYNC__SEM_INIT_OK(n) ? 1 : -1]))
+#else
+#define FASTSYNC__SEM_INIT_CHECK(n)                                                          \
+    (0 * sizeof(struct {                                                                   \
+         int fastsync_sem_init_value_out_of_range : FASTSYNC__SEM_INIT_OK(n) ? 1 : -1;      \
+     }))
+#endif
+#define FASTSYNC_SEM_INIT(n) { FASTSYNC__OS2_OBJ_INIT((uint64_t)(n) + FASTSYNC__SEM_INIT_CHECK(n)) }
 
 #define FASTSYNC__SEM_TOKENS 0xffffffffu                     /* mask of the token field */
 #define FASTSYNC__SEM_WAITER ((uint64_t)1 << 32)             /* one registered waiter */
-#define FASTSYNC__SEM_WAITERS ((uint64_t)0x7fffffff << 32)   /* mask of the waiter field */
+#define FASTSYNC__SEM_WAITERS ((uint64_t)0xffff << 32)       /* mask of the waiter field */
+#define FASTSYNC__SEM_POSTING_ONE ((uint64_t)1 << 48)        /* one post in flight */
+#define FASTSYNC__SEM_POSTING ((uint64_t)0x7fff << 48)       /* mask of the posting field */
 #define FASTSYNC__SEM_SHARED ((uint64_t)1 << 63)             /* process-shared flag */
 
 FASTSYNC_API uint32_t fastsync__sem_tokens(uint64_t v) { return (uint32_t)(v & FASTSYNC__SEM_TOKENS); }
 FASTSYNC_API uint32_t fastsync__sem_waiters(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_WAITERS) >> 32); }
+FASTSYNC_API uint32_t fastsync__sem_posting(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_POSTING) >> 48); }
 FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SHARED) != 0; }
 
 FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
@@ -707,33 +814,26 @@ FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
 
 FASTSYNC_API int fastsync_sem_destroy(fastsync_sem_t *s)
 {
-    uint64_t v = 0;
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    if (s->o.hmtx != 0) v = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
-#else
-    /* relaxed: a snapshot; destroying while others may still register is the caller's bug,
-     * EBUSY is a courtesy for the case it can see. */
-    v = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
-#endif
-    if (fastsync__sem_waiters(v) != 0) return EBUSY;
-    return fastsync__os2_close_all(&s->o);
+    return fastsync__os2_destroy(&s->o, FASTSYNC__SEM_WAITERS, FASTSYNC__SEM_POSTING);
 }
 
 FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
 {
     fastsync__os2_obj_t *o = &s->o;
-    uint64_t old;
+    uint64_t old, posting = 0;
     ULONG hev;
     bool reloaded = false;
     if (n == 0) return 0;
     fastsync__os2_ready(o);
-    /* Read before the RMW: afterwards `s` may be gone. 0 for a static semaphore whose
-     * first sleeper has not created it yet. */
+    /* Read before the RMW, which decides from it whether we post. 0 for a static semaphore
+     * whose first sleeper has not created it yet. */
     hev = fastsync__os2_hev_load(o);
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
     for (;;) {
-        if (n > FASTSYNC_SEM_VALUE_MAX - fastsync__sem_tokens(old)) return EOVERFLOW;
+        /* In 64 bits: no wrap for any n and any word (even one holding more than the max,
+         * which no call makes). */
+        if ((uint64_t)fastsync__sem_tokens(old) + n > FASTSYNC_SEM_VALUE_MAX) return EOVERFLOW;
         if (fastsync__sem_waiters(old) != 0 && hev == 0 && !reloaded) {
             /* A waiter of a static semaphore created the HEV after our first look.
              * acquire: pairs with the release register RMW in fastsync__sem_wait_slow
@@ -744,13 +844,19 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
             reloaded = true;
             continue;
         }
+        /* We post if a waiter is registered: then this RMW also raises posting. */
+        posting = fastsync__sem_waiters(old) != 0 && hev != 0 ? FASTSYNC__SEM_POSTING_ONE : 0;
         /* release: pairs with the acquire CAS of the wait that takes one of these tokens
          * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
-        if (fastsync__os2_cas(o, &old, old + n, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
+        if (fastsync__os2_cas(o, &old, old + n + posting, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
     }
-    /* From here on `s` may be freed by a waiter that took a token: only `hev` is used.
-     * One post releases every sleeper; those that find no token sleep again. */
-    if (fastsync__sem_waiters(old) != 0 && hev != 0) FASTSYNC_OS2_POST(hev, 0);
+    if (posting != 0) {
+        /* A waiter may have taken a token and called destroy by now: destroy waits for
+         * our posting - 1, our last access. One post releases every sleeper; those that
+         * find no token sleep again. */
+        FASTSYNC_OS2_POST(hev, 0);
+        fastsync__os2_posted(o, FASTSYNC__SEM_POSTING_ONE);
+    }
     return 0;
 }
 
@@ -763,6 +869,20 @@ FASTSYNC_API int fastsync__sem_take(fastsync_sem_t *s, uint64_t old)
     while (fastsync__sem_tokens(old) != 0) {
         /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
          * token; failure relaxed: `old` is only the next guess. */
+        if (fastsync__os2_cas(&s->o, &old, old - 1, FASTSYNC__ACQUIRE, FASTSYNC__RELAXED)) return 0;
+    }
+    return EAGAIN;
+}
+
+/* The spinner's take: as fastsync__sem_take, but gives up (EAGAIN) as soon as `old` shows
+ * a registered waiter, or no token: a token posted while someone sleeps is that sleeper's,
+ * and a spinner that took it would send the sleeper back to bed. The CAS succeeds only on
+ * the very value it checked, so it never takes from a word with waiters. */
+FASTSYNC_API int fastsync__sem_take_spin(fastsync_sem_t *s, uint64_t old)
+{
+    while (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) == 0) {
+        /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
+         * token; failure relaxed: `old` is only the next guess, checked again above. */
         if (fastsync__os2_cas(&s->o, &old, old - 1, FASTSYNC__ACQUIRE, FASTSYNC__RELAXED)) return 0;
     }
     return EAGAIN;
@@ -788,12 +908,12 @@ FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     int i;
 
     /* Spin only while nobody is registered: with a sleeper, a post's token belongs to the
-     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
+     * thread it wakes (fastsync__sem_take_spin gives up when it sees one). */
     for (i = 0; i < FASTSYNC_SPIN; i++) {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = fastsync__os2_load(o, FASTSYNC__RELAXED);
         if (fastsync__sem_waiters(v) != 0) break;
-        if (fastsync__sem_tokens(v) != 0 && fastsync__sem_take(s, v) == 0) return 0;
+        if (fastsync__sem_take_spin(s, v) == 0) return 0;
         fastsync__cpu_relax();
     }
 
@@ -804,16 +924,21 @@ FASTSYNC_API int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     old = fastsync__os2_add(o, FASTSYNC__SEM_WAITER, FASTSYNC__RELEASE) + FASTSYNC__SEM_WAITER;
     for (;;) {
         if (fastsync__sem_tokens(old) != 0) {
-            /* take+leave. acquire: pairs with the release CAS of the post that published
-             * the token. failure relaxed: loop with the fresh value. */
+            /* The baton, passed before the take+leave while we are still registered: our
+             * reset wiped a post, and the value this take+leave would replace leaves tokens
+             * and waiters behind (tokens > 1, waiters > 1 before it). Once: that post comes
+             * after our reset, whatever the RMW then finds. */
+            if (wiped != 0 && hev != 0 && fastsync__sem_tokens(old) > 1 &&
+                fastsync__sem_waiters(old) > 1) {
+                FASTSYNC_OS2_POST(hev, 1);
+                wiped = 0;
+            }
+            /* take+leave: our last access to the semaphore. acquire: pairs with the release
+             * CAS of the post that published the token. failure relaxed: loop with the
+             * fresh value. */
             if (!fastsync__os2_cas(o, &old, old - FASTSYNC__SEM_WAITER - 1, FASTSYNC__ACQUIRE,
                                    FASTSYNC__RELAXED))
                 continue;
-            old -= FASTSYNC__SEM_WAITER + 1;
-            /* the baton: our reset wiped a post, and tokens and waiters are left */
-            if (wiped != 0 && hev != 0 && fastsync__sem_tokens(old) != 0 &&
-                fastsync__sem_waiters(old) != 0)
-                FASTSYNC_OS2_POST(hev, 1);
             return 0;
         }
         if (timed_out) {
@@ -893,36 +1018,55 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * State: one 64-bit word plus the HEV. The event's own set/reset state lives in the word;
  * the HEV only carries wakeups. Sleepers are counted by "round": a round ends with the
  * set that finds sleepers registered; that set moves them from cur to old.
- *   bit  0       SET     the event is set: waits return at once
- *   bit  1       shared  FASTSYNC_SHARED given at init; never changes afterwards
- *   bits 2..17   cur     waiters registered in the current round
- *   bits 18..33  old     waiters of ended rounds that have not left yet: each is owed a
- *                        wakeup and returns 0 once it runs
- *   bits 34..63  round   rounds ended (mod 2^30)
- * OS/2 allows at most 4095 threads, so the 16-bit counts cannot overflow.
+ *   bit  0       SET      the event is set: waits return at once
+ *   bit  1       shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 2..13   cur      waiters registered in the current round
+ *   bits 14..25  old      waiters of ended rounds that have not left yet: each is owed a
+ *                         wakeup and returns 0 once it runs
+ *   bits 26..37  posting  posts in flight (see "Posts in flight")
+ *   bits 38..63  round    rounds ended (mod 2^26)
+ * OS/2 runs at most 4095 threads in the whole system, so no 12-bit count can overflow.
+ * The round wraps: a waiter would misread its round only if exactly a multiple of 2^26
+ * (67,108,864) rounds ended between two of its looks at the word. Each round end is a set
+ * that found a waiter joined since the previous one and made a DosPostEventSem, so that
+ * needs 2^26 join/set/post cycles of other threads while the waiter stays unscheduled:
+ * over a minute even at one cycle per microsecond, far more than the kernel calls allow.
  *
  * Transitions (each one RMW):
- *   set     not SET -> SET; if cur > 0: old += cur, cur = 0, round + 1, then post the HEV
+ *   set     not SET -> SET; if cur > 0: old += cur, cur = 0, round + 1, posting + 1, then
+ *           post the HEV, then posting - 1 (one more RMW: the post's last access)
  *   reset   SET -> not SET (fetch_and); no kernel call
  *   join    cur + 1, only while not SET (a waiter about to sleep; remembers the round)
  *   leave   old - 1 (its round ended: return 0) or cur - 1 (timed out in its round)
  * A waiter knows which count holds it: its round ended iff the round field changed.
  * set on a set event is a fence and a load; wait on a set event one load.
  *
- * Why the HEV never swallows a wakeup. Only "settle" resets the HEV:
- *   settle:  reset the HEV ; read the word ; if old > 0: post the HEV
- * made by the waiter whose leave makes old 0 (the last of the owed ones), and by a
- * waiter of the current round whose sleep returned 0 with nothing changed while old was 0
- * (the HEV was left posted: a stray post, or a settle not yet made). Claim: a waiter W
- * owed a wakeup (in old) gets past DosWaitEventSem. The set S that ended W's round moved
- * W to old in its RMW and then posted. If W was blocked, the post released it (edge-
- * triggered). Else W is on its way into DosWaitEventSem and returns at once if the HEV is
- * still posted then. A reset R in between is part of a settle; R comes after S's post in
- * the HEV's order, so S's RMW happens-before the settle's read (the kernel serializes the
- * calls), which therefore sees W still in old (W has not left) and posts again after R.
- * By the same argument for that post, at any moment after S either the HEV is posted,
- * or a settle that will post is between its reset and its post, or W has been released.
- * A waiter of the current round needs no post but S's: S follows its join.
+ * Why the HEV never swallows a wakeup. Only two "settles" reset the HEV, each made by a
+ * waiter that is still counted in the word:
+ *   last settle:     by an owed waiter L that reads old = 1 (itself alone), before its
+ *                    leave: reset the HEV ; then, before each leave RMW it tries, if the
+ *                    value v that RMW would replace has old(v) > 1: post the HEV (once)
+ *   current settle:  by a waiter of the current round whose sleep returned 0 with nothing
+ *                    changed while old was 0 (the HEV was left posted: a stray post, or a
+ *                    post for owed waiters that have all left): reset the HEV ; read the
+ *                    word ; if old > 0: post the HEV
+ * Claim: a waiter W owed a wakeup (in old) gets past DosWaitEventSem. The set S that ended
+ * W's round moved W to old in its RMW and then posted. If W was blocked, the post released
+ * it (edge-triggered). Else W is on its way into DosWaitEventSem and returns at once if the
+ * HEV is still posted then. A reset R in between is part of a settle, and R comes after
+ * S's post in the HEV's order, so S's RMW happens-before everything the settler does after
+ * R (the kernel serializes the calls): every value of the word it reads after R shows W in
+ * old, as W has not left. A current settle's read so sees old > 0 and posts after R. The
+ * last settler L (not W: L read old = 1 before R, W not among them, so S's RMW came after
+ * that read) tries its leave only on values read after R, which count L and W: old > 1,
+ * so L posts after R and before it leaves. By the same argument for that post, at any
+ * moment after S either the HEV is posted, or a settle that will post is between its
+ * reset and its post, or W has been released. A waiter of the current round needs no post
+ * but S's: S follows its join. A post after R that was not needed (the waiters in old(v)
+ * beside L came after R) only makes waiters look at the word once more.
+ * Why destroy never closes the HEV under a waiter: every reset and every post a waiter
+ * makes happens while it is counted (cur or old), and destroy says EBUSY while cur or old
+ * is not 0; a waiter's leave RMW is its last access to the event.
  * The cost: while owed waiters remain (old > 0), the HEV is left posted, so a waiter of
  * the new round cannot sleep on it yet; it yields (fastsync__os2_yield) until they have
  * run. This lasts as long as the released waiters take to be scheduled.
@@ -944,16 +1088,19 @@ typedef struct fastsync_event {
 #define FASTSYNC__EV_SET ((uint64_t)1)                     /* the event is set */
 #define FASTSYNC__EV_SHARED ((uint64_t)2)                  /* process-shared flag */
 #define FASTSYNC__EV_CUR_ONE ((uint64_t)1 << 2)            /* one waiter of this round */
-#define FASTSYNC__EV_CUR ((uint64_t)0xffff << 2)           /* mask of cur */
-#define FASTSYNC__EV_OLD_ONE ((uint64_t)1 << 18)           /* one owed waiter */
-#define FASTSYNC__EV_OLD ((uint64_t)0xffff << 18)          /* mask of old */
-#define FASTSYNC__EV_ROUND_ONE ((uint64_t)1 << 34)         /* one round */
-#define FASTSYNC__EV_ROUND (~(((uint64_t)1 << 34) - 1))    /* mask of round */
+#define FASTSYNC__EV_CUR ((uint64_t)0xfff << 2)            /* mask of cur */
+#define FASTSYNC__EV_OLD_ONE ((uint64_t)1 << 14)           /* one owed waiter */
+#define FASTSYNC__EV_OLD ((uint64_t)0xfff << 14)           /* mask of old */
+#define FASTSYNC__EV_POSTING_ONE ((uint64_t)1 << 26)       /* one post in flight */
+#define FASTSYNC__EV_POSTING ((uint64_t)0xfff << 26)       /* mask of posting */
+#define FASTSYNC__EV_ROUND_ONE ((uint64_t)1 << 38)         /* one round */
+#define FASTSYNC__EV_ROUND (~(((uint64_t)1 << 38) - 1))    /* mask of round */
 
 #define FASTSYNC_EVENT_INIT(set) { FASTSYNC__OS2_OBJ_INIT((set) ? FASTSYNC__EV_SET : 0) }
 
 FASTSYNC_API uint64_t fastsync__ev_cur(uint64_t v) { return (v & FASTSYNC__EV_CUR) >> 2; }
-FASTSYNC_API uint64_t fastsync__ev_old(uint64_t v) { return (v & FASTSYNC__EV_OLD) >> 18; }
+FASTSYNC_API uint64_t fastsync__ev_old(uint64_t v) { return (v & FASTSYNC__EV_OLD) >> 14; }
+FASTSYNC_API uint64_t fastsync__ev_posting(uint64_t v) { return (v & FASTSYNC__EV_POSTING) >> 26; }
 
 FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
 {
@@ -965,21 +1112,13 @@ FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
 
 FASTSYNC_API int fastsync_event_destroy(fastsync_event_t *e)
 {
-    uint64_t v = 0;
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    if (e->o.hmtx != 0) v = fastsync__os2_load(&e->o, FASTSYNC__RELAXED);
-#else
-    /* relaxed: a snapshot, as in fastsync_sem_destroy. */
-    v = fastsync__os2_load(&e->o, FASTSYNC__RELAXED);
-#endif
-    if ((v & (FASTSYNC__EV_CUR | FASTSYNC__EV_OLD)) != 0) return EBUSY;
-    return fastsync__os2_close_all(&e->o);
+    return fastsync__os2_destroy(&e->o, FASTSYNC__EV_CUR | FASTSYNC__EV_OLD, FASTSYNC__EV_POSTING);
 }
 
 FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
 {
     fastsync__os2_obj_t *o = &e->o;
-    uint64_t old, cur, nv;
+    uint64_t old, cur, nv, posting = 0;
     ULONG hev;
     bool reloaded = false;
     fastsync__os2_ready(o);
@@ -996,7 +1135,7 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
 #endif
     if (old & FASTSYNC__EV_SET) return;
-    hev = fastsync__os2_hev_load(o); /* before the RMW: afterwards `e` may be gone */
+    hev = fastsync__os2_hev_load(o); /* before the RMW, which decides from it whether we post */
     for (;;) {
         if (old & FASTSYNC__EV_SET) return;
         cur = fastsync__ev_cur(old);
@@ -1012,12 +1151,18 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
         nv = old | FASTSYNC__EV_SET;
         if (cur != 0)
             nv = nv - cur * FASTSYNC__EV_CUR_ONE + cur * FASTSYNC__EV_OLD_ONE + FASTSYNC__EV_ROUND_ONE;
+        /* We post if the round had waiters: then this RMW also raises posting. */
+        posting = cur != 0 && hev != 0 ? FASTSYNC__EV_POSTING_ONE : 0;
         /* release: pairs with the acquire loads and CASes in wait and is_set that read this
          * value or a later one. failure relaxed: retried. */
-        if (fastsync__os2_cas(o, &old, nv, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
+        if (fastsync__os2_cas(o, &old, nv + posting, FASTSYNC__RELEASE, FASTSYNC__RELAXED)) break;
     }
-    /* From here on `e` may be gone: only `hev` is used. */
-    if (cur != 0 && hev != 0) FASTSYNC_OS2_POST(hev, 0);
+    if (posting != 0) {
+        /* A waiter may have returned and called destroy by now: destroy waits for our
+         * posting - 1, our last access. */
+        FASTSYNC_OS2_POST(hev, 0);
+        fastsync__os2_posted(o, FASTSYNC__EV_POSTING_ONE);
+    }
 }
 
 FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
@@ -1042,7 +1187,8 @@ FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
     return (fastsync__os2_load(&e->o, FASTSYNC__ACQUIRE) & FASTSYNC__EV_SET) != 0;
 }
 
-/* Resets the HEV, then posts it again if a waiter is owed a wakeup (see above). */
+/* The current settle (see above): resets the HEV, then posts it again if a waiter is owed a
+ * wakeup. Made by a waiter of the current round, counted in cur. */
 FASTSYNC_API void fastsync__event_settle(fastsync__os2_obj_t *o, ULONG hev)
 {
     (void)fastsync__os2_reset(hev);
@@ -1059,7 +1205,7 @@ FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, clockid_t clock,
     fastsync__os2_obj_t *o = &e->o;
     uint64_t old, round;
     ULONG hev, ms = 0;
-    bool timed_out = false;
+    bool timed_out = false, settled = false, reposted = false;
     unsigned futile = 0;
     int slept;
 
@@ -1077,13 +1223,26 @@ FASTSYNC_API int fastsync__event_wait_slow(fastsync_event_t *e, clockid_t clock,
     old += FASTSYNC__EV_CUR_ONE;
     for (;;) {
         if ((old & FASTSYNC__EV_ROUND) != round) {
-            /* Our round ended: leave old. acquire: pairs with the release CAS of the set
-             * that ended it (this RMW reads its value or a later one). */
+            /* Our round ended: we are owed (counted in old). The last one settles the HEV
+             * before it leaves, while still counted (see above). */
+            if (hev != 0 && !settled && fastsync__ev_old(old) == 1) {
+                (void)fastsync__os2_reset(hev);
+                settled = true;
+                /* relaxed: a set whose post the reset wiped happens-before this load (the
+                 * kernel serializes post and reset), so coherence makes it see that set's
+                 * RMW or later; the leave below has the acquire. */
+                old = fastsync__os2_load(o, FASTSYNC__RELAXED);
+                continue;
+            }
+            if (settled && !reposted && fastsync__ev_old(old) > 1) {
+                FASTSYNC_OS2_POST(hev, 1); /* owed waiters beside us: our reset may have wiped their post */
+                reposted = true;
+            }
+            /* leave old: our last access to the event. acquire: pairs with the release CAS
+             * of the set that ended our round (this RMW reads its value or a later one). */
             if (!fastsync__os2_cas(o, &old, old - FASTSYNC__EV_OLD_ONE, FASTSYNC__ACQUIRE,
                                    FASTSYNC__ACQUIRE))
                 continue;
-            if (fastsync__ev_old(old - FASTSYNC__EV_OLD_ONE) == 0 && hev != 0)
-                fastsync__event_settle(o, hev); /* the last owed waiter resets the HEV */
             return 0;
         }
         if (timed_out) {

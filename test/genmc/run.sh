@@ -1,53 +1,49 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# run.sh SOURCE_ROOT HARNESS [--planted]
-# Model-checks one harness of test/genmc with GenMC (every execution under the C11 memory
-# model, with --check-liveness: a thread blocked for ever is a failure).
-#   without --planted: GenMC must find no error;
-#   with --planted: each "PLANT: <perl substitution>" line of the harness plants a mistake in
-#     a copy of fastsync.h and fastsync_os2.h (the substitution must change them: a stale
-#     one is a failure), and GenMC must report an error for each. A harness that passes
-#     everything proves nothing; this shows it can fail.
-# Without genmc on PATH: exit 77, which meson reports as skipped (GenMC is not packaged for
-# Debian; see test/README.md for how to build it).
+# test/genmc/run.sh ROOT HARNESS [PLANT.patch] - runs one GenMC harness of fastsync_os2.h.
+# Without a patch the harness must pass ("No errors were detected"). With one, the patch
+# plants a mistake in a copy of fastsync_os2.h and GenMC must catch it: a failed assert or
+# a liveness violation; a patch that no longer applies fails the test (update the patch
+# with the header). Exit 77 (meson: skipped) where genmc is not installed.
 set -u
-root=${1:?usage: run.sh SOURCE_ROOT HARNESS [--planted]}
-harness=${2:?usage: run.sh SOURCE_ROOT HARNESS [--planted]}
-mode=${3:-}
-here=$(cd "$(dirname "$0")" && pwd)
+root=$1 harness=$2 plant=${3:-}
 if ! command -v genmc >/dev/null 2>&1; then
-    echo "skipped: genmc is not installed (not packaged for Debian; test/README.md says how to build it)"
+    echo "genmc not installed: skipped"
     exit 77
 fi
-check() { # include-dir -> prints GenMC's verdict, returns 0 when it found no error
-    local out
-    out=$(genmc --check-liveness --disable-estimation -- -I"$here" -I"$1" -std=gnu11 -w "$harness" 2>&1)
-    printf '%s\n' "$out" | grep -E "^Error|violation|No errors were detected|Number of complete executions|wall-clock" | head -n 6
-    printf '%s\n' "$out" | grep -q "No errors were detected"
-}
-if [ "$mode" != "--planted" ]; then
-    check "$root"
-    exit $?
+if [ -n "$plant" ] && ! command -v patch >/dev/null 2>&1; then
+    echo "patch not installed: skipped"
+    exit 77
 fi
-plants=$(sed -n 's/^.*PLANT: //; T; s/[[:space:]]*\*\/[[:space:]]*$//; p' "$harness")
-[ -n "$plants" ] || { echo "no PLANT: line in $harness"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-while IFS= read -r plant; do
-    cp "$root/fastsync.h" "$root/fastsync_os2.h" "$tmp/"
-    perl -0pi -e "$plant" "$tmp/fastsync.h" "$tmp/fastsync_os2.h"
-    if cmp -s "$root/fastsync.h" "$tmp/fastsync.h" && cmp -s "$root/fastsync_os2.h" "$tmp/fastsync_os2.h"; then
-        echo "stale plant (changes nothing): $plant"
-        status=1
-        continue
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$root/fastsync.h" "$root/fastsync_os2.h" "$work/"
+if [ -n "$plant" ]; then
+    if ! patch -s -d "$work" -p1 < "$plant"; then
+        echo "FAIL: $plant no longer applies to fastsync_os2.h"
+        exit 1
     fi
-    echo "planted: $plant"
-    if check "$tmp"; then
-        echo "  GenMC found no error: the harness cannot catch this mistake"
-        status=1
-    else
-        echo "  caught"
-    fi
-done <<< "$plants"
-exit $status
+fi
+genmc --check-liveness --disable-estimation -- -I"$work" -I"$root/test/genmc" -DUNDER_GENMC \
+    -std=gnu11 "$harness" > "$work/log" 2>&1
+status=$?
+if [ -z "$plant" ]; then
+    tail -n 4 "$work/log"
+    if [ $status -eq 0 ] && grep -q "No errors were detected" "$work/log"; then exit 0; fi
+    cat "$work/log"
+    echo "FAIL: GenMC found an error in $(basename "$harness")"
+    exit 1
+fi
+if grep -q "No errors were detected" "$work/log"; then
+    tail -n 4 "$work/log"
+    echo "FAIL: the planted mistake $(basename "$plant") was not caught"
+    exit 1
+fi
+if grep -Eq "Assertion violation|Liveness violation|Safety violation" "$work/log"; then
+    grep -E "Assertion violation|Liveness violation|Safety violation" "$work/log" | head -n 3
+    echo "ok: the planted mistake $(basename "$plant") was caught"
+    exit 0
+fi
+cat "$work/log"
+echo "FAIL: GenMC stopped without a verdict on the planted mistake"
+exit 1

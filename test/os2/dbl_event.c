@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* dbl_event: the OS/2 event-semaphore facts of OS2.md, each pinned on the double:
+/* dbl_event: the OS/2 event-semaphore facts of README.md, each pinned on the double:
  * post count, ERROR_ALREADY_POSTED / ERROR_TOO_MANY_POSTS / ERROR_ALREADY_RESET, waits
  * that never take the count, edge-triggered release of blocked waiters, timeouts rounded
- * up to the tick, ERROR_SEM_BUSY on the final close, usage counts and names, and the
- * ERROR_INTERRUPT knob. */
+ * up to the tick, ERROR_SEM_BUSY on the final close, usage counts and names, the
+ * ERROR_INTERRUPT knob, and the reuse of a closed handle's slot (last freed first); also
+ * the test hook os2dbl_set_hook. */
 #define INCL_DOSSEMAPHORES
 #define INCL_DOSPROCESS
 #define INCL_DOSERRORS
@@ -242,6 +243,53 @@ static void test_usage(void)
     is_int(DosOpenEventSem((PSZ)"\\SEM32\\DBL\\EV1", &n), ERROR_SEM_NOT_FOUND, "... the name is gone");
 }
 
+static int hook_calls[3];
+static ULONG hook_last;
+
+static void count_hook(int call, ULONG h)
+{
+    hook_calls[call]++;
+    hook_last = h;
+}
+
+static void test_reuse_and_hook(void)
+{
+    HEV a = 0, b = 0, c = 0, d = 0;
+    ULONG n;
+    step(7);
+    DosCreateEventSem(NULL, &a, 0, FALSE);
+    DosCreateEventSem(NULL, &b, 0, FALSE);
+    DosCloseEventSem(a);
+    is_int(DosQueryEventSem(a, &n), ERROR_INVALID_HANDLE, "a closed handle is invalid ...");
+    is_int(DosCreateEventSem(NULL, &c, 0, FALSE), NO_ERROR, "... until the next create");
+    is_int(c, a, "... which reuses its slot: the same handle value");
+    is_int(DosPostEventSem(a), NO_ERROR, "a post through the kept old value succeeds ...");
+    is_int(count_of(c), 1, "... and posts the new semaphore");
+    DosCloseEventSem(b);
+    DosCloseEventSem(c);
+    is_int(DosCreateEventSem(NULL, &d, 0, FALSE), NO_ERROR, "after two closes a create gets ...");
+    is_int(d, c, "... the slot freed last");
+    HMTX m = 0;
+    is_int(DosCreateMutexSem(NULL, &m, 0, FALSE), NO_ERROR, "a mutex created next ...");
+    is_int(m, b, "... gets the slot freed before it (one table for every kind)");
+    is_int(DosPostEventSem(m), ERROR_INVALID_HANDLE, "an event call on it: ERROR_INVALID_HANDLE");
+    DosCloseMutexSem(m);
+
+    os2dbl_set_hook(count_hook);
+    DosPostEventSem(d);
+    is_int(hook_calls[OS2DBL_HOOK_POST], 1, "os2dbl_set_hook: the hook runs at DosPostEventSem ...");
+    is_int(hook_last, d, "... with its handle");
+    DosResetEventSem(d, &n);
+    is_int(hook_calls[OS2DBL_HOOK_RESET], 1, "... and at DosResetEventSem");
+    DosWaitEventSem(d, SEM_IMMEDIATE_RETURN);
+    DosQueryEventSem(d, &n);
+    is_int(hook_calls[OS2DBL_HOOK_POST] + hook_calls[OS2DBL_HOOK_RESET], 2, "... at no other call");
+    os2dbl_set_hook(NULL);
+    DosPostEventSem(d);
+    is_int(hook_calls[OS2DBL_HOOK_POST], 1, "os2dbl_set_hook(NULL): no hook any more");
+    DosCloseEventSem(d);
+}
+
 static void test_interrupt(void)
 {
     HEV h = 0;
@@ -328,6 +376,7 @@ int main(void)
     test_edge();
     test_usage();
     test_interrupt();
+    test_reuse_and_hook();
     is_int(os2dbl_handles_in_use(), 0, "no semaphore left open");
     dbl_watchdog_stop();
     return done_testing();

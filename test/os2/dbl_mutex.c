@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dbl_mutex: the OS/2 mutex-semaphore facts of OS2.md, each pinned on the double:
+/* dbl_mutex: the OS/2 mutex-semaphore facts of README.md, each pinned on the double:
  * request counts up to 65535 then ERROR_TOO_MANY_SEM_REQUESTS, ERROR_NOT_OWNER, ERROR_TIMEOUT,
  * ownership handed FIFO to blocked requesters, ERROR_SEM_BUSY on close, ERROR_SEM_OWNER_DIED
  * after the owner thread ended, and ERROR_INTERRUPT from the knob never losing an ownership

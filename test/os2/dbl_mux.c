@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dbl_mux: the OS/2 mux-wait facts of OS2.md, each pinned on the double: DCMW_WAIT_ANY
+/* dbl_mux: the OS/2 mux-wait facts of README.md, each pinned on the double: DCMW_WAIT_ANY
  * returns the ulUser of the first posted member in list order, or of the member whose post
  * released a blocked waiter (edge-triggered, like events); DCMW_WAIT_ALL needs all members
  * posted at once; over mutexes ANY takes one and ALL takes all; ERROR_EMPTY_MUXWAIT,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dbl_thread: the OS/2 thread, critical-section and timer facts of OS2.md, each pinned on
+/* dbl_thread: the OS/2 thread, critical-section and timer facts of README.md, each pinned on
  * the double: tids (main is 1), DosCreateThread / DosWaitThread and their errors,
  * DosSleep rounding to the tick, DosEnterCritSec really stopping the other threads (with
  * its nesting count, 484 / 485), DosTmrQueryFreq / DosTmrQueryTime. */

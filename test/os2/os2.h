@@ -3,7 +3,7 @@
  *
  * No OS/2 compiler runs here, so fastsync_os2.h and the example are tested against this
  * header, used as `#include <os2.h>` with -I test/os2. It reproduces the OS/2 semantics
- * that /work/shared/OS2.md lists, down to the return codes; if it did not, the tests built
+ * that README.md (beside it) lists, down to the return codes; if it did not, the tests built
  * over it would prove nothing. Header-only: each test program is one translation unit.
  * Build with -D_GNU_SOURCE (or include it first) and -pthread; Linux and glibc only.
  *
@@ -29,9 +29,10 @@
  *     are posted at the moment the last one posts (a member reset meanwhile must post
  *     again), and returns the ulUser of that last member; for mutexes, ALL takes them all
  *     at once.
- *   - Handles: small integers (never 0) into one table, given round-robin so a closed
- *     handle stays invalid for a long time; a wrong, closed or wrong-type handle gives
- *     ERROR_INVALID_HANDLE. Usage count: create sets 1, DosOpen*Sem adds 1 (ERROR_TOO_MANY_
+ *   - Handles: small integers (never 0) into one table. A closed handle's slot is reused, the
+ *     last freed first (OS/2 reuses slots too, in an order not modelled here), so a handle
+ *     kept after its close soon names another semaphore; until then a wrong, closed or
+ *     wrong-type handle gives ERROR_INVALID_HANDLE. Usage count: create sets 1, DosOpen*Sem adds 1 (ERROR_TOO_MANY_
  *     OPENS past 65535), close takes 1 and deletes at 0. Only the final close says
  *     ERROR_SEM_BUSY while a thread waits on it (or, for a mutex, owns it or waits for it);
  *     closing a mutex one owns is 301 always. Named semaphores (\SEM32\..., case-blind;
@@ -98,6 +99,10 @@
  *   os2dbl_sem_posts()   DosPostEventSem calls   os2dbl_interrupts() ERROR_INTERRUPTs given
  *   os2dbl_blocked(h)    threads blocked on semaphore h now (mux-wait: waiting on it)
  *   os2dbl_handles_in_use()  live semaphores     os2dbl_tick_ms()    the tick in use
+ *   os2dbl_set_hook(fn)  fn(OS2DBL_HOOK_POST or OS2DBL_HOOK_RESET, h) runs in the calling
+ *                        thread at the start of every DosPostEventSem / DosResetEventSem,
+ *                        before the call does anything (NULL: none). A test stops a thread
+ *                        there to hold it at a chosen point of the protocol under test.
  * All counters are atomic. Internals: one global mutex guards every object; each blocked
  * call queues a waiter (its own condition variable) on every semaphore it waits for, and a
  * post or release hands the result to the waiters queued at that moment, under the lock.
@@ -321,7 +326,9 @@ struct os2dbl__thread {
 static pthread_mutex_t os2dbl__g = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t os2dbl__once = PTHREAD_ONCE_INIT;
 static struct os2dbl__obj *os2dbl__tab[OS2DBL__MAX_HANDLES + 1];
-static unsigned long os2dbl__next_handle, os2dbl__live;
+static unsigned long os2dbl__used_handles, os2dbl__live;  /* handles 1..used given so far */
+static unsigned long os2dbl__free[OS2DBL__MAX_HANDLES];   /* closed handles, last freed on top */
+static unsigned long os2dbl__nfree;
 static struct os2dbl__thread *os2dbl__thr[OS2DBL__MAX_THREADS + 1];
 static unsigned long os2dbl__next_tid = 1, os2dbl__thread_serial;
 static pthread_cond_t os2dbl__thr_cv = PTHREAD_COND_INITIALIZER;   /* a thread ended */
@@ -336,6 +343,11 @@ static atomic_int os2dbl__crit_owner;     /* tid in a critical section, 0 = none
 static unsigned long os2dbl__crit_depth;  /* under the global lock */
 static atomic_int os2dbl__crit_acks;      /* targets stopped for the current section; futex word */
 static pthread_cond_t os2dbl__crit_cv = PTHREAD_COND_INITIALIZER;  /* section ended */
+
+/* the test hook (os2dbl_set_hook) */
+enum { OS2DBL_HOOK_POST = 1, OS2DBL_HOOK_RESET = 2 };
+typedef void (*os2dbl_hook_fn)(int call, ULONG h);
+static _Atomic(os2dbl_hook_fn) os2dbl__hook;
 
 /* counters: statistics only, nothing is ordered by them, so every access is relaxed */
 static atomic_ulong os2dbl__n_calls, os2dbl__n_waits, os2dbl__n_posts, os2dbl__n_intr;
@@ -655,16 +667,8 @@ static inline APIRET os2dbl__create(int type, PSZ name, ULONG attr, struct os2db
         if (!os2dbl__name_ok(name)) return OS2DBL__E_INVALID_NAME;
         if (os2dbl__find_name(name)) return OS2DBL__E_DUPLICATE_NAME;
     }
-    unsigned long i, h = 0;
-    for (i = 0; i < OS2DBL__MAX_HANDLES; i++) {
-        unsigned long c = os2dbl__next_handle % OS2DBL__MAX_HANDLES + 1;
-        os2dbl__next_handle = c;
-        if (!os2dbl__tab[c]) {
-            h = c;
-            break;
-        }
-    }
-    if (!h) return OS2DBL__E_TOO_MANY_SEMAPHORES;
+    if (os2dbl__nfree == 0 && os2dbl__used_handles == OS2DBL__MAX_HANDLES)
+        return OS2DBL__E_TOO_MANY_SEMAPHORES;
     struct os2dbl__obj *o = (struct os2dbl__obj *)calloc(1, sizeof *o);
     if (!o) return OS2DBL__E_NOT_ENOUGH_MEMORY;
     if (name) {
@@ -675,6 +679,8 @@ static inline APIRET os2dbl__create(int type, PSZ name, ULONG attr, struct os2db
         }
         attr |= OS2DBL__SHARED;   /* named semaphores are always shared */
     }
+    /* the slot closed last, else one never used */
+    unsigned long h = os2dbl__nfree ? os2dbl__free[--os2dbl__nfree] : ++os2dbl__used_handles;
     o->type = type;
     o->handle = h;
     o->usage = 1;
@@ -688,6 +694,7 @@ static inline APIRET os2dbl__create(int type, PSZ name, ULONG attr, struct os2db
 static inline void os2dbl__delete(struct os2dbl__obj *o)
 {
     os2dbl__tab[o->handle] = NULL;
+    os2dbl__free[os2dbl__nfree++] = o->handle;   /* the next create reuses it */
     os2dbl__live--;
     free(o->name);
     free(o);
@@ -1553,6 +1560,18 @@ static inline unsigned long os2dbl_handles_in_use(void)
     os2dbl__unlock();
     return n;
 }
+static inline void os2dbl_set_hook(os2dbl_hook_fn fn)
+{
+    /* release: pairs with the acquire load in os2dbl__run_hook; what the test set up for
+     * its hook before installing it is visible to the hook. */
+    atomic_store_explicit(&os2dbl__hook, fn, memory_order_release);
+}
+static inline void os2dbl__run_hook(int call, ULONG h)
+{
+    /* acquire: pairs with the release store in os2dbl_set_hook. */
+    os2dbl_hook_fn fn = atomic_load_explicit(&os2dbl__hook, memory_order_acquire);
+    if (fn) fn(call, h);
+}
 static inline unsigned long os2dbl_blocked(unsigned long h)
 {
     unsigned long n = 0;
@@ -1640,6 +1659,7 @@ static inline APIRET APIENTRY DosCloseEventSem(HEV hev)
 }
 static inline APIRET APIENTRY DosPostEventSem(HEV hev)
 {
+    os2dbl__run_hook(OS2DBL_HOOK_POST, hev);
     os2dbl__enter();
     APIRET rc = os2dbl__post_event(hev);
     os2dbl__leave();
@@ -1647,6 +1667,7 @@ static inline APIRET APIENTRY DosPostEventSem(HEV hev)
 }
 static inline APIRET APIENTRY DosResetEventSem(HEV hev, PULONG pulPostCt)
 {
+    os2dbl__run_hook(OS2DBL_HOOK_RESET, hev);
     os2dbl__enter();
     APIRET rc = os2dbl__reset_event(hev, pulPostCt);
     os2dbl__leave();

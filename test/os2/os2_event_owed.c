@@ -77,7 +77,7 @@ static void dump(void *unused)
     uint64_t v = word();
     diag("%s, round %lu: word 0x%016" PRIx64 " (set %d, cur %" PRIu64 ", old %" PRIu64 ", round %" PRIu64 ")",
          g.phase, atomic_load_explicit(&g.round, memory_order_relaxed), v, (int)(v & FASTSYNC__EV_SET),
-         fastsync__ev_cur(v), fastsync__ev_old(v), v >> 34);
+         fastsync__ev_cur(v), fastsync__ev_old(v), (v & FASTSYNC__EV_ROUND) / FASTSYNC__EV_ROUND_ONE);
     for (int i = 0; i < NW; i++)
         /* relaxed: a diagnostic snapshot. */
         diag("  %s waiter %d: go %lu, done %lu, %s", i < NOLD ? "old" : "new", i,

@@ -12,7 +12,8 @@
  *    event, getvalue); without atomics no event-semaphore call.
  *  - OS/2 out of semaphores: init says EAGAIN; a static semaphore's waiter polls instead.
  *  - ERROR_INTERRUPT on every blocking call: a timed wait still ends at its deadline, not
- *    before; an untimed one returns after the post. */
+ *    before; an untimed one returns after the post.
+ *  - A word with more tokens than the max (white-box): post says EOVERFLOW, word unchanged. */
 #include "harness.h"
 
 #if defined(FASTSYNC_OS2_NO_ATOMICS)
@@ -311,6 +312,35 @@ static void interrupts(void)
     is_int(fastsync_sem_destroy(&s), 0, "no waiter left registered");
 }
 
+/* A word holding more tokens than FASTSYNC_SEM_VALUE_MAX (no call makes one; white-box):
+ * every post says EOVERFLOW and leaves the word as it was, for any n. */
+static void overflow(void)
+{
+    static const uint32_t over[] = { (uint32_t)FASTSYNC_SEM_VALUE_MAX + 1u, 0xffffffffu };
+    fastsync_sem_t s;
+    uint64_t w = 0, v = 0;
+    fastsync_sem_init(&s, 0, 0);
+    for (unsigned i = 0; i < sizeof over / sizeof over[0]; i++) {
+        /* relaxed: no other thread uses s. */
+        uint64_t old = fastsync__os2_load(&s.o, FASTSYNC__RELAXED);
+        w = over[i];
+        while (!fastsync__os2_cas(&s.o, &old, w, FASTSYNC__RELAXED, FASTSYNC__RELAXED)) {
+        }
+        is_int(fastsync_sem_post(&s), EOVERFLOW, "tokens 0x%08x: post says EOVERFLOW", (unsigned)over[i]);
+        is_int(fastsync_sem_post_n(&s, UINT_MAX), EOVERFLOW, "... post_n(UINT_MAX) too");
+        test_os2_word(&s.o, &v);
+        is_int(v, w, "... the word is unchanged");
+    }
+    uint64_t old = fastsync__os2_load(&s.o, FASTSYNC__RELAXED);
+    while (!fastsync__os2_cas(&s.o, &old, 0, FASTSYNC__RELAXED, FASTSYNC__RELAXED)) {
+    }
+    is_int(fastsync_sem_destroy(&s), 0, "destroy");
+    static fastsync_sem_t at_max = FASTSYNC_SEM_INIT(FASTSYNC_SEM_VALUE_MAX);
+    is_int(fastsync_sem_getvalue(&at_max), FASTSYNC_SEM_VALUE_MAX, "FASTSYNC_SEM_INIT(FASTSYNC_SEM_VALUE_MAX)");
+    is_int(fastsync_sem_post(&at_max), EOVERFLOW, "... post says EOVERFLOW");
+    is_int(fastsync_sem_destroy(&at_max), 0, "... destroy");
+}
+
 int main(void)
 {
     test_init();
@@ -321,6 +351,7 @@ int main(void)
     fast_paths();
     out_of_semaphores();
     interrupts();
+    overflow();
     test_watchdog_stop();
     return done_testing();
 }
