@@ -39,6 +39,8 @@
  *     round 26. OS/2 runs at most 4095 threads, so no count overflows; the event's round
  *     wraps after 2^26 round ends, which a waiter misreads only if they all happen while
  *     it is not scheduled (the event section gives the bound).
+ *   - Waits are not POSIX cancellation points (DosWaitEventSem is none), and no call is
+ *     async-signal-safe (without atomics every call takes a mutex semaphore).
  *   - A post releases every thread asleep on the semaphore (OS/2 event semaphores have no
  *     "wake one"); those that find no token go back to sleep. A waiter whose reset of the
  *     HEV swallowed a post, and that leaves tokens and waiters behind, posts once more

@@ -19,12 +19,12 @@
  *     MODEL_CANCELLED and the harness runs the cleanup handler and ends the thread.
  * Not modelled: timeouts, EINTR and spurious wakeups (the fault-injection suite tests those).
  *
- * GenMC v0.11 needs two workarounds, both here: an effectful write after a spin (else a
- * retry loop around the wait is taken for a side-effect-free spin and a woken execution is
- * cut), and a write on every failed compare-exchange (else a CAS retry loop is taken for a
- * spin: a false liveness violation). Define MODEL_WORD64 when the futex word is the low half
- * of a 64-bit atomic (the semaphore's): GenMC forbids mixed-size accesses, so the model reads
- * the whole word. Little-endian targets only (the low half is at the word's address). */
+ * GenMC v0.11 needs two workarounds: an effectful write after the sleeper's spin (here: else
+ * a retry loop around the wait is taken for a side-effect-free spin and a woken execution is
+ * cut), and a write on every failed compare-exchange (cas_progress.h). Define MODEL_WORD64
+ * when the futex word is the low half of a 64-bit atomic (the semaphore's): GenMC forbids
+ * mixed-size accesses, so the model reads the whole word. Little-endian targets only (the
+ * low half is at the word's address). */
 #ifndef FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 #define FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 
@@ -34,24 +34,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <assert.h>
+#include "cas_progress.h"
 
 /* GenMC's <unistd.h> has no syscall(); fastsync.h's own calls of it are never reached here. */
 long syscall(long number, ...);
-
-/* ---- a failed compare-exchange writes (see above) ---- */
-static atomic_int model_cas_failures;
-#define MODEL__CAS(kind, p, e, d, s, f)                                                       \
-    (__extension__({                                                                        \
-        _Bool ok__ = kind((p), (e), (d), (s), (f));                                         \
-        if (!ok__) atomic_fetch_add_explicit(&model_cas_failures, 1, memory_order_relaxed); \
-        ok__;                                                                               \
-    }))
-#undef atomic_compare_exchange_weak_explicit
-#undef atomic_compare_exchange_strong_explicit
-#define atomic_compare_exchange_weak_explicit(p, e, d, s, f) \
-    MODEL__CAS(__c11_atomic_compare_exchange_weak, p, e, d, s, f)
-#define atomic_compare_exchange_strong_explicit(p, e, d, s, f) \
-    MODEL__CAS(__c11_atomic_compare_exchange_strong, p, e, d, s, f)
 
 /* ---- the wait queue ---- */
 #ifndef MODEL_MAX_SLEEPS

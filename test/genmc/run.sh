@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# test/genmc/run.sh ROOT HARNESS [PLANT.patch] - runs one GenMC harness of fastsync_os2.h.
-# Without a patch the harness must pass ("No errors were detected"). With one, the patch
-# plants a mistake in a copy of fastsync_os2.h and GenMC must catch it: a failed assert or
-# a liveness violation; a patch that no longer applies fails the test (update the patch
-# with the header). Exit 77 (meson: skipped) where genmc is not installed.
+# test/genmc/run.sh ROOT HARNESS [PLANT.patch] - runs one GenMC harness over copies of
+# fastsync.h and fastsync_os2.h. Without a patch the harness must pass ("No errors were
+# detected"). With one, the patch plants a mistake in the copies and GenMC must catch it: a
+# failed assert or a liveness violation; a patch that no longer applies fails the test
+# (update the patch with the header). Exit 77 (meson: skipped) where genmc is not installed.
 set -u
 root=$1 harness=$2 plant=${3:-}
 if ! command -v genmc >/dev/null 2>&1; then
@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 cp "$root/fastsync.h" "$root/fastsync_os2.h" "$work/"
 if [ -n "$plant" ]; then
     if ! patch -s -d "$work" -p1 < "$plant"; then
-        echo "FAIL: $plant no longer applies to fastsync_os2.h"
+        echo "FAIL: $plant no longer applies to the headers"
         exit 1
     fi
 fi

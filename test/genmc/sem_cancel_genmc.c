@@ -6,8 +6,7 @@
  * the target ends cancelled, the other waiter must get the token (a lost wake is a liveness
  * violation). A target that is not cancelled in time takes the token and posts it back, so
  * that the other waiter gets it then too. Every execution ends with no token and no waiter.
- * Planted mistake (run.sh --planted), the cleanup without its FUTEX_WAKE:
- * PLANT: s/fastsync__futex_wake\(fastsync__sem_futex\(s\), 1, fastsync__sem_shared\(old\)\);/(void)0;/ */
+ * Planted mistake (plant_cancel_no_forward.patch): the cleanup without its FUTEX_WAKE. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation: futex_model.h models it */
 #define FASTSYNC_SPIN 0
 #define FASTSYNC_SPIN_YIELDS 0
