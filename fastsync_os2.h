@@ -833,9 +833,11 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
     old = fastsync__os2_load(o, FASTSYNC__RELAXED);
     for (;;) {
-        /* In 64 bits: no wrap for any n and any word (even one holding more than the max,
-         * which no call makes). */
-        if ((uint64_t)fastsync__sem_tokens(old) + n > FASTSYNC_SEM_VALUE_MAX) return EOVERFLOW;
+        /* tokens + n > max, without a wrap for any n and any word (even one holding more
+         * than the max, which no call makes); one compare when n is a constant. */
+        if (n > (unsigned)FASTSYNC_SEM_VALUE_MAX ||
+            fastsync__sem_tokens(old) > (unsigned)FASTSYNC_SEM_VALUE_MAX - n)
+            return EOVERFLOW;
         if (fastsync__sem_waiters(old) != 0 && hev == 0 && !reloaded) {
             /* A waiter of a static semaphore created the HEV after our first look.
              * acquire: pairs with the release register RMW in fastsync__sem_wait_slow
