@@ -584,7 +584,10 @@ FASTSYNC_API void fastsync__os2_now(clockid_t clock, struct timespec *t)
 
 FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
 {
-    struct timespec t;
+    /* = { 0 }: a 64-bit time_t on a 32-bit ABI gives glibc's struct timespec an unnamed
+     * padding field, which the timer clock does not write: zeroed, it is not returned
+     * uninitialized. */
+    struct timespec t = { 0 };
     uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
     fastsync__os2_now(CLOCK_MONOTONIC, &t);
     t.tv_nsec += (long)(ns % FASTSYNC__NSEC_PER_SEC);
