@@ -46,7 +46,8 @@
  *   test_sleepers_dump(s, n)
  * Cancellable waiters (struct test_cwaiter: one thread, one wait(kind), cancellation state):
  *   test_cwaiter_start(w, wait, kind, pending, disabled), test_cwaiter_cancel_pending(w),
- *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it)
+ *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it),
+ *   test_cwaiter_join_cancelled(w, what) (it ended cancelled inside its wait)
  *
  * Counts under -D__OS2__: test_kernel_waits() counts DosWaitEventSem calls (a waiter calls
  * again after ERROR_INTERRUPT), test_kernel_wakes() the DosPostEventSem of posting calls
@@ -638,6 +639,13 @@ static inline int test_cwaiter_cancel_pending(struct test_cwaiter *w)
 static inline int test_cwaiter_phase(struct test_cwaiter *w)
 {
     return atomic_load_explicit(&w->phase, memory_order_relaxed);
+}
+
+/* Joins w, which must have ended cancelled inside its wait (two test points). */
+static inline void test_cwaiter_join_cancelled(struct test_cwaiter *w, const char *what)
+{
+    ok(test_thread_join(w->thread) == PTHREAD_CANCELED, "%s: the thread ended cancelled", what);
+    is_int(test_cwaiter_phase(w), TEST_CW_WAITING, "%s: ... inside the wait", what);
 }
 
 /* ---- watchdog: pthread primitives only, never the code under test ---- */

@@ -60,8 +60,7 @@ static void cancel_blocked(int kind)
     test_cwaiter_start(&w, do_wait, kind, false, false);
     until_asleep(1, waits0);
     is_int(pthread_cancel(w.thread), 0, "%s: pthread_cancel", what);
-    ok(test_thread_join(w.thread) == PTHREAD_CANCELED, "%s: the thread ended cancelled", what);
-    is_int(test_cwaiter_phase(&w), TEST_CW_WAITING, "%s: ... inside the wait", what);
+    test_cwaiter_join_cancelled(&w, what);
     check_clean(what);
 }
 
@@ -73,8 +72,7 @@ static void cancel_pending(int kind)
     struct test_cwaiter w;
     test_cwaiter_start(&w, do_wait, kind, true, false);
     is_int(test_cwaiter_cancel_pending(&w), 0, "%s: pthread_cancel while disabled", what);
-    ok(test_thread_join(w.thread) == PTHREAD_CANCELED, "%s: the thread ended cancelled", what);
-    is_int(test_cwaiter_phase(&w), TEST_CW_WAITING, "%s: ... inside the wait", what);
+    test_cwaiter_join_cancelled(&w, what);
     check_clean(what);
 }
 
