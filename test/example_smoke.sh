@@ -3,7 +3,8 @@
 # example_smoke.sh NAME SRCROOT BINARY EXPECTED_LINE
 # Smoke test of one example, in TAP:
 #   1. it compiles exactly as README.md says, with plain `cc -std=c11 -pthread -I<root>`
-#      (the compiler from $CC, else cc);
+#      (the compiler from $CC, else cc; examples/meson.build passes the project's compiler
+#      and link arguments, so that a cross build uses its cross compiler);
 #   2. the meson-built BINARY exits with status 0 within the time limit,
 #   3. and prints EXPECTED_LINE (a whole line);
 #   4. the binary from step 1 does the same.
@@ -35,9 +36,12 @@ built=$?
 point $built "$name: builds with: $cc -std=c11 -pthread -I<root> <root>/examples/$name.c"
 [ $built = 0 ] || { echo "# ${cmd[*]}"; diag_file "$tmp/cc.log"; }
 
+# In a cross build meson runs tests with MESON_EXE_WRAPPER set (e.g. qemu-aarch64).
+read -r -a wrapper <<<"${MESON_EXE_WRAPPER:-}"
+
 # run BINARY LABEL: exit status and the expected line (points 2 and 3)
 run() {
-    timeout -k 5 "$limit" "$1" >"$tmp/out" 2>&1
+    timeout -k 5 "$limit" "${wrapper[@]}" "$1" >"$tmp/out" 2>&1
     local status=$?
     diag_file "$tmp/out"
     if [ $status = 124 ] || [ $status = 137 ]; then echo "# timed out after $limit s"; fi
