@@ -234,7 +234,13 @@ long syscall(long number, ...);
 #else
 #define FASTSYNC__ATOMIC64_LOCK_FREE ATOMIC_LLONG_LOCK_FREE
 #endif
-#if FASTSYNC__ATOMIC64_LOCK_FREE != 2
+/* The semaphore's word is an 8-aligned 64-bit atomic, and must be lock-free. The question is
+ * about that word, not about the type: clang says ATOMIC_LLONG_LOCK_FREE 1 on i386 (the
+ * type's ABI alignment is 4 there), yet an 8-aligned word is lock-free (cmpxchg8b, which the
+ * CPU has when __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8 is defined: i586 and later). gcc says 2
+ * on i686; gcc and clang for i386/i486, which have no 8-byte compare-and-swap, are refused. */
+#if FASTSYNC__ATOMIC64_LOCK_FREE != 2 && \
+    !(defined(__clang__) && defined(__i386__) && defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8))
 #error "fastsync.h needs lock-free 64-bit atomics (the semaphore is one 64-bit word)"
 #endif
 

@@ -178,7 +178,13 @@ extern "C" {
 
 #if !defined(FASTSYNC_OS2_NO_ATOMICS)
 
-#if ATOMIC_LONG_LOCK_FREE != 2 || ATOMIC_LLONG_LOCK_FREE != 2
+/* Asked of the words really used (8-aligned 64-bit, and ULONG): clang says
+ * ATOMIC_LLONG_LOCK_FREE 1 on i386, where the type's ABI alignment is 4, yet the 8-aligned
+ * word is lock-free when the CPU has cmpxchg8b (__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8); i386 and
+ * i486 are refused. */
+#if ATOMIC_LONG_LOCK_FREE != 2 ||                                               \
+    (ATOMIC_LLONG_LOCK_FREE != 2 &&                                              \
+     !(defined(__clang__) && defined(__i386__) && defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8)))
 #error "fastsync_os2.h needs lock-free 32- and 64-bit atomics (or define FASTSYNC_OS2_NO_ATOMICS)"
 #endif
 
