@@ -31,6 +31,16 @@ int main(void)
            test_os2_object_size());
 #else
     ok(sizeof(fastsync_sem_t) <= 8, "sizeof(fastsync_sem_t) = %zu <= 8", sizeof(fastsync_sem_t));
+    /* The futex word is the token count, whatever the byte order (on a big-endian CPU the
+     * second half of the 64-bit word): waiters sleep while it reads 0, posts change it. A
+     * wrong half would be caught here directly, not only by a hang elsewhere. */
+    fastsync_sem_init(&s, 0, FASTSYNC_SHARED);
+    test_sem_force_word(&s, test_sem_word(&s) + 5 + 3 * FASTSYNC__SEM_WAITER);
+    uint32_t futex_word;
+    memcpy(&futex_word, fastsync__sem_futex(&s), sizeof futex_word);
+    is_int(futex_word, 5, "the futex word holds the tokens (5), not the waiters (3) or the shared flag");
+    test_sem_force_word(&s, test_sem_word(&s) - 5 - 3 * FASTSYNC__SEM_WAITER);
+    fastsync_sem_destroy(&s);
 #endif
 
     /* init limits and flags */
