@@ -3,6 +3,10 @@
 # single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
 # errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++23), and the
 # program using every function runs. A missing compiler is a TAP skip, never a silent pass.
+# In a cross build (test/meson.build sets TARGET_CC, the cross compiler with the build's
+# c_args and c_link_args, and TARGET_TRIPLE) the checks are the target's instead: the cross
+# gcc and clang --target=TRIPLE, each program run under MESON_EXE_WRAPPER (qemu); the host's
+# compilers are the native build's business.
 set -u
 src=${1:?usage: single_header.sh SOURCE_ROOT}
 dir=$(mktemp -d)
@@ -57,7 +61,7 @@ check() { # name compiler args...
         return
     fi
     local out
-    if out=$(cd "$dir" && "$@" -o "$dir/prog" 2>&1 && "$dir/prog" 2>&1); then
+    if out=$(cd "$dir" && "$@" -o "$dir/prog" 2>&1 && "${wrapper[@]}" "$dir/prog" 2>&1); then
         echo "ok $n - $name"
     else
         echo "not ok $n - $name"
@@ -65,6 +69,18 @@ check() { # name compiler args...
         fail=1
     fi
 }
+read -r -a wrapper <<<"${MESON_EXE_WRAPPER:-}"
+if [ -n "${TARGET_CC:-}" ]; then
+    read -r -a tcc <<<"$TARGET_CC"
+    # the build's own flags (c_args, c_link_args) follow the compiler in TARGET_CC
+    for opt in -O0 -O2; do
+        check "$TARGET_CC -std=c11 $opt, fastsync.h alone" "${tcc[@]}" -std=c11 $opt $cwarn -pthread use.c
+        check "clang --target=$TARGET_TRIPLE -std=c11 $opt" clang "--target=$TARGET_TRIPLE" "${tcc[@]:1}" \
+            -std=c11 $opt $cwarn -pthread use.c
+    done
+    echo "1..$n"
+    exit $fail
+fi
 for opt in -O0 -O2; do
     check "gcc -std=c11 $opt, fastsync.h alone" gcc -std=c11 $opt $cwarn -pthread use.c
     check "clang -std=c11 $opt, fastsync.h alone" clang -std=c11 $opt $cwarn -pthread use.c
