@@ -15,8 +15,9 @@
  * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
  * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). OS/2: fastsync_os2.h, the same API,
- * is included instead when __OS2__ is defined. Tested on x86-64 (glibc and musl) and i386
- * (glibc, 32- and 64-bit time_t); see README.md.
+ * is included instead when __OS2__ is defined. Tested on x86-64 (glibc and musl), and under
+ * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
+ * see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
  *
  * Version: FASTSYNC_VERSION_MAJOR, _MINOR, _PATCH (below). The objects' words are an ABI:
  * between processes that share FASTSYNC_SHARED objects, and between components built with
