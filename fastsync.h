@@ -348,6 +348,18 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 #endif
 }
 
+/* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
+ * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
+ * deadline helpers below use it too.) */
+FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abstime)
+{
+    struct timespec now;
+    clock_gettime(clock, &now); /* cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME */
+    if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
+    return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
+           (abstime->tv_nsec - now.tv_nsec);
+}
+
 /* The kernel would not sleep for us: sleep one slice (FASTSYNC__POLL_NS, 1 ms, or less up
  * to the deadline) and report ETIMEDOUT only once the deadline on `clock` has passed. The
  * caller reads its word after every slice, so no wakeup is lost, only late by up to a slice;
@@ -355,18 +367,12 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 #define FASTSYNC__POLL_NS 1000000L
 FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *abstime)
 {
-    struct timespec slice = { 0, FASTSYNC__POLL_NS }, now;
+    struct timespec slice = { 0, FASTSYNC__POLL_NS };
     int saved = errno;
     if (abstime != NULL) {
-        clock_gettime(clock, &now);
-        if (now.tv_sec > abstime->tv_sec ||
-            (now.tv_sec == abstime->tv_sec && now.tv_nsec >= abstime->tv_nsec))
-            return ETIMEDOUT;
-        if (abstime->tv_sec - now.tv_sec <= 1) {
-            long left = (long)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
-                        (abstime->tv_nsec - now.tv_nsec);
-            if (left < slice.tv_nsec) slice.tv_nsec = left;
-        }
+        int64_t left = fastsync__until(clock, abstime);
+        if (left <= 0) return ETIMEDOUT;
+        if (left < slice.tv_nsec) slice.tv_nsec = (long)left;
     }
     (void)nanosleep(&slice, NULL); /* EINTR: the caller looks again all the same */
     errno = saved;
@@ -492,12 +498,7 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
 {
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;
     if (abstime->tv_sec < 0) return ETIMEDOUT;
-    struct timespec now;
-    clock_gettime(clock, &now);
-    if (abstime->tv_sec < now.tv_sec ||
-        (abstime->tv_sec == now.tv_sec && abstime->tv_nsec <= now.tv_nsec))
-        return ETIMEDOUT;
-    return 0;
+    return fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
 }
 
 /* ======================================================================================
