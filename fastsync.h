@@ -396,8 +396,8 @@ FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int s
 #else
     int err = fastsync__futex_wait_call(word, op, expected, abstime);
 #endif
-    /* EAGAIN: the word differed. */
-    if (err == 0 || err == EAGAIN || err == ETIMEDOUT || err == EINTR) return err == EAGAIN ? 0 : err;
+    if (err == EAGAIN) return 0; /* the word differed */
+    if (err == 0 || err == ETIMEDOUT || err == EINTR) return err;
     /* ENOSYS or EPERM (a seccomp filter, a kernel without futex), EFAULT, EINVAL: retrying
      * would fail at once, for ever: a busy loop. Sleep a slice instead. */
     return fastsync__futex_poll(clock, abstime);

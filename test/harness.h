@@ -623,6 +623,7 @@ static inline void test_cwaiter_start(struct test_cwaiter *w, int (*wait)(int), 
     w->pending = pending;
     w->disabled = disabled;
     w->ret = -1;
+    /* relaxed: the thread is not started yet; thread creation publishes it. */
     atomic_store_explicit(&w->phase, TEST_CW_START, memory_order_relaxed);
     w->thread = test_thread_start(test_cwaiter_main, w);
 }
