@@ -1,26 +1,65 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# summary.py NAME BUILD_DIR SECONDS: one line of test counts per suite from meson's
-# testlog.json (the last `meson test` run in BUILD_DIR), for .ci/run's table of targets.
+# Helpers of .ci/run for a build directory's last `meson test` runs (meson-logs/testlog.json,
+# and the testlog-*.json copies .ci/run keeps):
+#   summary.py line NAME SECONDS LOG [LOG...]  one line of counts per suite (a later log's
+#                                             result for a test replaces an earlier one's)
+#   summary.py qemu-crashed LOG               the names of the failed tests, if every failure
+#                                             is qemu itself dying on an internal assertion
+#                                             (its message names qemu's sources); exit 1 if
+#                                             any failure is something else, or none failed
 import json
+import re
 import sys
 
-name, build, seconds = sys.argv[1], sys.argv[2], sys.argv[3]
-suites = {}
-for line in open(build + "/meson-logs/testlog.json"):
-    t = json.loads(line)
-    suite = t["name"].split(":", 1)[1].split(" / ", 1)[0].strip()
-    c = suites.setdefault(suite, {"passed": 0, "failed": 0, "skipped": 0})
-    r = t["result"]
-    if r in ("OK", "EXPECTEDFAIL"):
-        c["passed"] += 1
-    elif r == "SKIP":
-        c["skipped"] += 1
+QEMU_CRASH = re.compile(r"ERROR:\.\./\.\./(target|accel|linux-user|tcg|plugins|util)/|"
+                        r"^qemu-[a-z0-9]+: .*Assertion", re.M)
+
+
+def results(path):
+    out = {}
+    for line in open(path):
+        t = json.loads(line)
+        out[t["name"]] = t
+    return out
+
+
+def line(name, seconds, logs):
+    merged, reruns = {}, 0
+    for i, log in enumerate(logs):
+        r = results(log)
+        if i > 0:
+            reruns += len(r)
+        merged.update(r)
+    suites = {}
+    for full, t in merged.items():
+        suite = full.split(":", 1)[1].split(" / ", 1)[0].strip()
+        c = suites.setdefault(suite, {"passed": 0, "failed": 0, "skipped": 0})
+        r = t["result"]
+        key = "passed" if r in ("OK", "EXPECTEDFAIL") else "skipped" if r == "SKIP" else "failed"
+        c[key] += 1
+    parts = ["%s %d/%d%s" % (s, c["passed"], c["passed"] + c["failed"],
+                             " (%d skipped)" % c["skipped"] if c["skipped"] else "")
+             for s, c in sorted(suites.items())]
+    failed = sum(c["failed"] for c in suites.values())
+    print("%-24s %s; %s%s; %s s" % (name + ":", ", ".join(parts),
+                                    "FAILED %d" % failed if failed else "all passed",
+                                    "; %d run again after qemu crashed" % reruns if reruns else "",
+                                    seconds))
+
+
+def qemu_crashed(log):
+    failed = [t for t in results(log).values() if t["result"] not in ("OK", "EXPECTEDFAIL", "SKIP")]
+    if not failed or not all(QEMU_CRASH.search(t.get("stdout", "") + t.get("stderr", "")) for t in failed):
+        return 1
+    print(" ".join(t["name"].split(" / ", 1)[1] for t in failed))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "line":
+        line(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif sys.argv[1] == "qemu-crashed":
+        sys.exit(qemu_crashed(sys.argv[2]))
     else:
-        c["failed"] += 1
-parts = ["%s %d/%d%s" % (s, c["passed"], c["passed"] + c["failed"],
-                         " (%d skipped)" % c["skipped"] if c["skipped"] else "")
-         for s, c in sorted(suites.items())]
-failed = sum(c["failed"] for c in suites.values())
-print("%-24s %s; %s; %s s" % (name + ":", ", ".join(parts),
-                              "FAILED %d" % failed if failed else "all passed", seconds))
+        sys.exit("usage: summary.py line NAME SECONDS LOG... | qemu-crashed LOG")
