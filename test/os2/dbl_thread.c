@@ -172,6 +172,18 @@ static VOID APIENTRY ends_in_critsec(ULONG unused)
     DosEnterCritSec();
 }
 
+/* Enters and leaves critical sections until told to stop. */
+static VOID APIENTRY critsec_cycler(ULONG unused)
+{
+    (void)unused;
+    for (unsigned long i = 0; i < 20000; i++) {
+        DosEnterCritSec();
+        DosExitCritSec();
+    }
+    /* release: pairs with the acquire load in flag_now */
+    atomic_store_explicit(&flag, 1, memory_order_release);
+}
+
 static int flag_now(void)
 {
     /* acquire: pairs with the release store in wait_then_flag / the relaxed ones read after join */
@@ -252,6 +264,18 @@ static void test_critsec(void)
         if (DosExitCritSec() != NO_ERROR) bad++;
     is_int(bad, 0, "DosExitCritSec 65535 times: 0 each");
     is_int(DosExitCritSec(), ERROR_CRITSEC_UNDERFLOW, "once more: ERROR_CRITSEC_UNDERFLOW");
+
+    /* the double's own queries (os2dbl_blocked, os2dbl_handles_in_use) hold its lock: a
+     * thread stopped for a critical section while it holds the lock would stop the
+     * section's owner in DosExitCritSec, forever */
+    atomic_store_explicit(&flag, 0, memory_order_relaxed);   /* relaxed: before the thread starts */
+    DosCreateThread(&t[0], critsec_cycler, 0, 0, 65536);
+    unsigned long queries = 0;
+    while (!flag_now()) {
+        queries += os2dbl_blocked(ev) + os2dbl_handles_in_use() > 0;
+    }
+    dbl_join(t[0]);
+    ok(queries > 0, "20000 critical sections while this thread queried the double %lu times: no deadlock", queries);
 
     /* a thread that ends in its critical section ends it */
     DosCreateThread(&t[0], ends_in_critsec, 0, 0, 65536);

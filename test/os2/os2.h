@@ -339,7 +339,8 @@ static _Thread_local struct os2dbl__thread *os2dbl__self;
 static unsigned long os2dbl__tick = 31;   /* written once under os2dbl__once */
 
 /* critical section */
-static atomic_int os2dbl__crit_owner;     /* tid in a critical section, 0 = none; futex word */
+static atomic_int os2dbl__crit_owner;     /* tid in a critical section, 0 = none */
+static atomic_int os2dbl__crit_gen;       /* +1 as each section starts and ends; futex word */
 static unsigned long os2dbl__crit_depth;  /* under the global lock */
 static atomic_int os2dbl__crit_acks;      /* targets stopped for the current section; futex word */
 static pthread_cond_t os2dbl__crit_cv = PTHREAD_COND_INITIALIZER;  /* section ended */
@@ -466,6 +467,8 @@ static void os2dbl__thread_gone(struct os2dbl__thread *me);
 static inline void os2dbl__key_destructor(void *p)
 {
     struct os2dbl__thread *me = (struct os2dbl__thread *)p;
+    me->in_double = 1;          /* ending is the kernel's work: not suspended holding the lock */
+    atomic_signal_fence(memory_order_seq_cst);
     os2dbl__lock();
     os2dbl__thread_gone(me);
     os2dbl__unlock();
@@ -514,12 +517,19 @@ static inline void os2dbl__crit_ack(struct os2dbl__thread *me, int owner)
 static inline void os2dbl__park(struct os2dbl__thread *me)
 {
     for (;;) {
-        /* acquire: pairs with the release stores of crit_owner in enter/exit critsec;
+        /* The futex word is the generation, not the owner: one thread's sections back to
+         * back have the same owner, and a park that slept on the owner it read could sleep
+         * through the end of that section into the next one, whose stop signal waits, blocked,
+         * for this handler to return: no ack, forever.
+         * acquire: pairs with the release increments of crit_gen in enter_critsec and
+         * crit_end; read first, so a change after it makes the futex wait return. */
+        int gen = atomic_load_explicit(&os2dbl__crit_gen, memory_order_acquire);
+        /* acquire: pairs with the release stores of crit_owner in enter_critsec / crit_end;
          * seeing the new owner makes its crit_pending = 1 visible to crit_ack */
         int owner = atomic_load_explicit(&os2dbl__crit_owner, memory_order_acquire);
         if (owner == 0 || (unsigned long)owner == me->tid) return;
         os2dbl__crit_ack(me, owner);
-        os2dbl__futex_wait(&os2dbl__crit_owner, owner);
+        os2dbl__futex_wait(&os2dbl__crit_gen, gen);
     }
 }
 
@@ -561,6 +571,26 @@ static inline void os2dbl__leave(void)
     me->in_double = 0;
     atomic_signal_fence(memory_order_seq_cst);  /* a signal from here on parks in the handler */
     os2dbl__park(me);
+}
+
+/* The double's own queries (os2dbl_blocked, ...) take its lock outside any Dos* call: they
+ * defer a critical section's stop as a call does, or a thread stopped while holding the lock
+ * would stop the section's owner in DosExitCritSec forever. Not counted as a call; a query
+ * from a hook, inside a call, leaves the call's state as it was. Returns what query_end needs. */
+static inline int os2dbl__query_begin(void)
+{
+    struct os2dbl__thread *me = os2dbl__self;
+    int was = me ? me->in_double : 1;
+    if (me) me->in_double = 1;
+    atomic_signal_fence(memory_order_seq_cst);  /* the handler sees in_double set from here */
+    os2dbl__lock();
+    return was;
+}
+
+static inline void os2dbl__query_end(int was)
+{
+    os2dbl__unlock();
+    if (!was) os2dbl__leave();
 }
 
 /* ---- initialisation ---- */
@@ -1252,6 +1282,19 @@ static inline APIRET os2dbl__wait_mux(ULONG h, ULONG ms, PULONG puser)
 
 /* ---- threads ---- */
 
+/* The critical section ends: the parked threads go on. Global lock held. */
+static inline void os2dbl__crit_end(void)
+{
+    os2dbl__crit_depth = 0;
+    /* release: pairs with the acquire loads of crit_owner in park and crit_handler; what the
+     * owner did in its section is visible to the threads it resumes */
+    atomic_store_explicit(&os2dbl__crit_owner, 0, memory_order_release);
+    /* release: pairs with the acquire load of crit_gen in park */
+    atomic_fetch_add_explicit(&os2dbl__crit_gen, 1, memory_order_release);
+    os2dbl__futex_wake(&os2dbl__crit_gen);
+    pthread_cond_broadcast(&os2dbl__crit_cv);
+}
+
 /* The thread ends (or, for a foreign one, its pthread ends). Global lock held. */
 static void os2dbl__thread_gone(struct os2dbl__thread *me)
 {
@@ -1259,13 +1302,7 @@ static void os2dbl__thread_gone(struct os2dbl__thread *me)
     /* acquire: pairs with the release store of crit_owner in enter_critsec */
     int owner = atomic_load_explicit(&os2dbl__crit_owner, memory_order_acquire);
     os2dbl__crit_ack(me, owner);   /* a section waiting for this thread need not wait more */
-    if ((unsigned long)owner == me->tid) {   /* it ends its own critical section */
-        os2dbl__crit_depth = 0;
-        /* release: pairs with the acquire loads of crit_owner in park and crit_ack */
-        atomic_store_explicit(&os2dbl__crit_owner, 0, memory_order_release);
-        os2dbl__futex_wake(&os2dbl__crit_owner);
-        pthread_cond_broadcast(&os2dbl__crit_cv);
-    }
+    if ((unsigned long)owner == me->tid) os2dbl__crit_end();   /* it ends its own section */
     for (h = 1; h <= OS2DBL__MAX_HANDLES; h++) {
         struct os2dbl__obj *m = os2dbl__tab[h];
         if (m && m->type == OS2DBL__MUTEX && m->owner == me->tid) {
@@ -1456,6 +1493,9 @@ static inline APIRET os2dbl__enter_critsec(void)
         /* release: pairs with the acquire loads in park / crit_handler / thread_gone; a
          * thread that sees this owner sees its crit_pending = 1 */
         atomic_store_explicit(&os2dbl__crit_owner, (int)me->tid, memory_order_release);
+        /* release: pairs with the acquire load of crit_gen in park (a park that read the
+         * generation before this sees its futex wait refused and looks again) */
+        atomic_fetch_add_explicit(&os2dbl__crit_gen, 1, memory_order_release);
         for (t = 1; t <= OS2DBL__MAX_THREADS; t++) {
             struct os2dbl__thread *r = os2dbl__thr[t];
             if (r && r != me && r->kind != OS2DBL__T_FOREIGN && r->state == OS2DBL__RUNNING)
@@ -1481,11 +1521,7 @@ static inline APIRET os2dbl__exit_critsec(void)
     if (!me || os2dbl__crit_depth == 0 || (unsigned long)owner != me->tid) {
         rc = OS2DBL__E_CRITSEC_UNDERFLOW;
     } else if (--os2dbl__crit_depth == 0) {
-        /* release: pairs with the acquire loads of crit_owner in park; what this thread
-         * did in its section is visible to the threads it resumes */
-        atomic_store_explicit(&os2dbl__crit_owner, 0, memory_order_release);
-        os2dbl__futex_wake(&os2dbl__crit_owner);
-        pthread_cond_broadcast(&os2dbl__crit_cv);
+        os2dbl__crit_end();
     }
     os2dbl__unlock();
     return rc;
@@ -1555,9 +1591,9 @@ static inline unsigned long os2dbl_tick_ms(void)
 }
 static inline unsigned long os2dbl_handles_in_use(void)
 {
-    os2dbl__lock();
+    int was = os2dbl__query_begin();
     unsigned long n = os2dbl__live;
-    os2dbl__unlock();
+    os2dbl__query_end(was);
     return n;
 }
 static inline void os2dbl_set_hook(os2dbl_hook_fn fn)
@@ -1575,10 +1611,10 @@ static inline void os2dbl__run_hook(int call, ULONG h)
 static inline unsigned long os2dbl_blocked(unsigned long h)
 {
     unsigned long n = 0;
-    os2dbl__lock();
+    int was = os2dbl__query_begin();
     if (h && h <= OS2DBL__MAX_HANDLES && os2dbl__tab[h])
         n = os2dbl__tab[h]->type == OS2DBL__MUX ? os2dbl__tab[h]->nwaiting : os2dbl__tab[h]->nqueued;
-    os2dbl__unlock();
+    os2dbl__query_end(was);
     return n;
 }
 
