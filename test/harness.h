@@ -673,8 +673,12 @@ static inline void *test_watchdog_main(void *unused)
     while (!test_wd.stop) {
         if (pthread_cond_timedwait(&test_wd.cond, &test_wd.lock, &end) == ETIMEDOUT && !test_wd.stop) {
             diag("watchdog: no end after %.0f s: a lost wakeup or a hang; state follows", secs);
-            if (test_wd.dump) test_wd.dump(test_wd.arg);
             printf("not ok %d - watchdog expired\n", ++tap_count);
+            fflush(stdout);
+            /* A dump can block on what hangs (a lock the stuck thread holds): SIGALRM's
+             * default action then ends the process, rather than the runner's timeout. */
+            alarm(10);
+            if (test_wd.dump) test_wd.dump(test_wd.arg);
             bail("watchdog expired (seed %" PRIu64 ")", test_seed());
         }
     }
