@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fastsync.h - fast semaphore and manual-reset event on C11 atomics and Linux futexes.
+/* fastsync.h - fast semaphore and manual-reset event on C11 atomics and wait-on-address.
  *
  * One header, no library to link, no allocation, no global state. Copy it into a project
  * (or use it as the meson subproject `fastsync`). Every function stays in user space
@@ -14,8 +14,23 @@
  * which glibc before 2.34 keeps in libpthread).
  * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
- * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). OS/2: fastsync_os2.h, the same API,
- * is included instead when __OS2__ is defined. Tested on x86-64 (glibc and musl), and under
+ * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). Other POSIX systems (macOS, the BSDs)
+ * through the POSIX backend. OS/2: fastsync_os2.h, the same API, is included instead when
+ * __OS2__ is defined.
+ *
+ * Backends (below the seam; see "The seam" and the top of the code). One is chosen at compile
+ * time; FASTSYNC_BACKEND names it, FASTSYNC_HAS_SHARED says whether it has FASTSYNC_SHARED:
+ *   FASTSYNC_BACKEND_LINUX  "linux"  futex(2). Shared: yes. Clocks: MONOTONIC, REALTIME.
+ *                           The default on Linux.
+ *   FASTSYNC_BACKEND_POSIX  "posix"  a wait table on pthread mutexes and condition
+ *                           variables, one per process (a weak definition: nothing to link
+ *                           or define). Shared: no, init says EINVAL (the table is in one
+ *                           process). Clocks: MONOTONIC, REALTIME (slept on in slices of at
+ *                           most 1 s). Signals never interrupt its sleep. The default on
+ *                           other POSIX systems; define it to use it on Linux.
+ *   FASTSYNC_BACKEND_OS2    "os2"    fastsync_os2.h (its own manual).
+ * The guarantees below hold on each; "FUTEX_WAKE" and "syscall" then mean the backend's wake
+ * and its sleeping call. Tested on x86-64 (glibc and musl), and under
  * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
  * see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
  *
@@ -119,13 +134,15 @@
  * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
  *   event_reset, event_is_set and deadline_in may be called from a signal handler (lock-free
  *   atomics and raw system calls; errno is kept). The blocking waits may not (they change
- *   the cancellation type, and may sleep on an object the interrupted thread is using). On
- *   OS/2 no call is async-signal-safe.
+ *   the cancellation type, and may sleep on an object the interrupted thread is using). The
+ *   POSIX backend: the same but post, post_n and event_set, which lock its wait table when a
+ *   waiter is registered (the interrupted thread may hold that lock). On OS/2 no call is
+ *   async-signal-safe.
  *
- * When the kernel refuses futex (ENOSYS or EPERM: a kernel without futex, a seccomp filter),
- *   waits do not spin: they sleep in 1 ms slices and look at the word after each, keeping
- *   their deadlines; posts and sets still work, seen within a slice. On a 32-bit ABI with a
- *   64-bit time_t, futex_time64 is needed only for deadlines past 2038.
+ * When the kernel refuses futex (Linux backend; ENOSYS or EPERM: a kernel without futex, a
+ *   seccomp filter), waits do not spin: they sleep in 1 ms slices and look at the word after
+ *   each, keeping their deadlines; posts and sets still work, seen within a slice. On a
+ *   32-bit ABI with a 64-bit time_t, futex_time64 is needed only for deadlines past 2038.
  *
  * Configuration (define before the #include)
  *   FASTSYNC_SPIN         bounded spin of a semaphore waiter before it sleeps, in polls
@@ -133,12 +150,15 @@
  *                         registered. Default 20; 0 disables (see its definition).
  *   FASTSYNC_SPIN_YIELDS  then as many polls, each after sched_yield(). Default 16.
  *   FASTSYNC_API          storage of every function. Default: static inline.
- *   FASTSYNC_FUTEX_WAIT   replace the futex layer (fault injection, syscall counting, another
- *   FASTSYNC_FUTEX_WAKE   kernel): functions with the signatures of fastsync__futex_wait_sys
- *                         and fastsync__futex_wake_sys below, declared before the #include.
- *                         (A replacement that does not call fastsync__futex_wait_sys makes
- *                         the waits no cancellation points.)
- *   FASTSYNC_NO_CANCEL    waits are not cancellation points (no pthread call at all).
+ *   FASTSYNC_BACKEND_LINUX, FASTSYNC_BACKEND_POSIX   the backend (above).
+ *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
+ *   FASTSYNC_FUTEX_WAKE   injection, call counting, another kernel): functions with the
+ *                         signatures of the backend's fastsync__wait_sys and
+ *                         fastsync__wake_sys, declared before the #include (a replacement
+ *                         usually calls them). (One that does not call fastsync__wait_sys
+ *                         makes the waits no cancellation points.)
+ *   FASTSYNC_NO_CANCEL    waits are not cancellation points (on Linux no pthread call at all;
+ *                         the POSIX backend disables cancellation around its sleep).
  *
  * Under a strict -std=c11 the C library hides clock_gettime and syscall; fastsync.h then
  * defines _DEFAULT_SOURCE itself, which works when it is the first header included (or
@@ -156,6 +176,28 @@
 #include "fastsync_os2.h"
 #else
 
+/* The backend: the part below the seam that knows the platform (see "The seam"). Exactly one
+ * FASTSYNC_BACKEND_<name> is defined after the #include; define one before it to choose:
+ *   FASTSYNC_BACKEND_LINUX  futex(2); the default on Linux.
+ *   FASTSYNC_BACKEND_POSIX  a wait table on pthread mutexes and condition variables; the
+ *                           default on other POSIX systems, and a choice on Linux.
+ * FASTSYNC_BACKEND names it as a string; FASTSYNC_HAS_SHARED says whether FASTSYNC_SHARED
+ * objects work (1) or init refuses them with EINVAL (0). */
+#if defined(FASTSYNC_BACKEND_POSIX)
+#elif defined(FASTSYNC_BACKEND_LINUX) || defined(__linux__)
+#undef FASTSYNC_BACKEND_LINUX
+#define FASTSYNC_BACKEND_LINUX 1
+#else
+#define FASTSYNC_BACKEND_POSIX 1
+#endif
+#if defined(FASTSYNC_BACKEND_LINUX)
+#define FASTSYNC_BACKEND "linux"
+#define FASTSYNC_HAS_SHARED 1
+#else
+#define FASTSYNC_BACKEND "posix"
+#define FASTSYNC_HAS_SHARED 0
+#endif
+
 #if defined(__STRICT_ANSI__) && !defined(__cplusplus) && !defined(_DEFAULT_SOURCE) && \
     !defined(_GNU_SOURCE) && !defined(_BSD_SOURCE) && !defined(_POSIX_C_SOURCE) &&      \
     !defined(_XOPEN_SOURCE)
@@ -171,17 +213,21 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(FASTSYNC_BACKEND_LINUX)
+#include <sys/syscall.h>
+#else
+#include <sched.h>
+#endif
 
 #if !defined(CLOCK_MONOTONIC)
 #error "fastsync.h: POSIX clocks are hidden; include fastsync.h first or define _POSIX_C_SOURCE=200809L"
 #endif
 
 /* syscall() is declared only in the C library's default/GNU mode. */
-#if !defined(__cplusplus) && !defined(__USE_MISC) && !defined(_GNU_SOURCE) && \
-    !defined(_BSD_SOURCE) && !defined(_DEFAULT_SOURCE)
+#if defined(FASTSYNC_BACKEND_LINUX) && !defined(__cplusplus) && !defined(__USE_MISC) && \
+    !defined(_GNU_SOURCE) && !defined(_BSD_SOURCE) && !defined(_DEFAULT_SOURCE)
 long syscall(long number, ...);
 #endif
 
@@ -195,6 +241,8 @@ long syscall(long number, ...);
 #define FASTSYNC__CANCEL 0
 #else
 #define FASTSYNC__CANCEL 1
+#endif
+#if FASTSYNC__CANCEL || defined(FASTSYNC_BACKEND_POSIX)
 #include <pthread.h>
 #endif
 
@@ -254,29 +302,53 @@ extern "C" {
 #endif
 
 /* ======================================================================================
- * Futex layer: the only place that makes system calls.
+ * The seam: wait on a word while it holds a value, wake its waiters
  *
- * fastsync__futex_wait(word, expected, shared, clock, abstime) sleeps while the 32-bit word
- * at `word` holds `expected`, until a wake or the absolute deadline `abstime` on `clock`
- * (CLOCK_MONOTONIC or CLOCK_REALTIME; NULL: no deadline). Returns 0 (woken, or the word
- * differed, or spuriously), ETIMEDOUT or EINTR. Callers always re-read the word; they treat
- * any value but ETIMEDOUT as "look again", so a replacement may also return EAGAIN.
- * fastsync__futex_wake(word, n, shared) wakes up to n sleepers (INT_MAX: all).
- * `shared` 0 adds FUTEX_PRIVATE_FLAG (cheaper: the kernel keys the futex by address
- * instead of by page).
+ * The primitives below it are written once; a backend (chosen at the top) supplies:
+ *   int  fastsync__wait_sys(word, expected, shared, clock, abstime)
+ *        sleeps while the 32-bit word at `word` holds `expected`, until a wake or the
+ *        absolute deadline `abstime` on `clock` (CLOCK_MONOTONIC or CLOCK_REALTIME; NULL: no
+ *        deadline). Returns 0 (woken, or the word differed, or spuriously), ETIMEDOUT (only
+ *        once the deadline has passed on `clock`) or EINTR. A deferred cancellation point
+ *        unless FASTSYNC__CANCEL is 0.
+ *   void fastsync__wake_sys(word, n, shared)    wakes up to n sleepers (INT_MAX: all)
+ *   void fastsync__yield(void)                  gives the CPU to another runnable thread
+ * `shared` says the object may be used by several processes (FASTSYNC_SHARED).
  *
- * The kernel pairs the two: a FUTEX_WAKE made after the word changed either finds the
- * sleeper queued or the sleeper's in-kernel compare sees the new value (both sides take the
- * futex hash-bucket lock, and the kernel places full barriers around its compare and its
- * check for queued waiters). So a store followed by a wake never loses a sleeper.
+ * The pairing every backend keeps: a wake made after the word changed either finds the
+ * sleeper asleep or the sleeper's compare sees the new value, so a store followed by a wake
+ * never loses a sleeper. The primitives re-read the word after every wait and treat any
+ * return but ETIMEDOUT as "look again" (so a replacement may also return EAGAIN).
+ * ====================================================================================== */
+
+#define FASTSYNC__NSEC_PER_SEC 1000000000L
+
+/* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
+ * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
+ * deadline helpers below use it too.) */
+FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abstime)
+{
+    struct timespec now;
+    clock_gettime(clock, &now); /* cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME */
+    if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
+    return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
+           (abstime->tv_nsec - now.tv_nsec);
+}
+
+/* ======================================================================================
+ * Backend: Linux futex. The only place that makes system calls.
+ *
+ * The kernel keeps the pairing above: both sides take the futex hash-bucket lock, and the
+ * kernel places full barriers around its compare and its check for queued waiters. `shared`
+ * 0 adds FUTEX_PRIVATE_FLAG (cheaper: the kernel keys the futex by address instead of by
+ * page).
  *
  * When the kernel refuses to sleep (ENOSYS or EPERM: no futex, or a seccomp filter; EFAULT,
  * EINVAL: which no correct use makes), a wait never retries at once, which would spin at
  * full speed for ever: it sleeps in slices of 1 ms and looks at its word after each one,
  * still returning at its deadline. A refused wake is ignored: the sleepers are polling.
  * ====================================================================================== */
-
-#define FASTSYNC__NSEC_PER_SEC 1000000000L
+#if defined(FASTSYNC_BACKEND_LINUX)
 
 /* Kernel ABI constants (linux/futex.h; not on musl-gcc's include path, so defined here). */
 enum {
@@ -348,18 +420,6 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 #endif
 }
 
-/* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
- * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
- * deadline helpers below use it too.) */
-FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abstime)
-{
-    struct timespec now;
-    clock_gettime(clock, &now); /* cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME */
-    if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
-    return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
-           (abstime->tv_nsec - now.tv_nsec);
-}
-
 /* The kernel would not sleep for us: sleep one slice (FASTSYNC__POLL_NS, 1 ms, or less up
  * to the deadline) and report ETIMEDOUT only once the deadline on `clock` has passed. The
  * caller reads its word after every slice, so no wakeup is lost, only late by up to a slice;
@@ -379,8 +439,8 @@ FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *
     return 0;
 }
 
-FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int shared,
-                                          clockid_t clock, const struct timespec *abstime)
+FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
+                                      clockid_t clock, const struct timespec *abstime)
 {
     int op = FASTSYNC__FUTEX_WAIT_BITSET;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
@@ -403,7 +463,7 @@ FASTSYNC__COLD int fastsync__futex_wait_sys(void *word, uint32_t expected, int s
     return fastsync__futex_poll(clock, abstime);
 }
 
-FASTSYNC__COLD void fastsync__futex_wake_sys(void *word, int n, int shared)
+FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
 {
     int op = FASTSYNC__FUTEX_WAKE;
     if (!shared) op |= FASTSYNC__FUTEX_PRIVATE_FLAG;
@@ -415,26 +475,229 @@ FASTSYNC__COLD void fastsync__futex_wake_sys(void *word, int n, int shared)
 #endif
 }
 
-#ifndef FASTSYNC_FUTEX_WAIT
-#define FASTSYNC_FUTEX_WAIT fastsync__futex_wait_sys
-#endif
-#ifndef FASTSYNC_FUTEX_WAKE
-#define FASTSYNC_FUTEX_WAKE fastsync__futex_wake_sys
+/* Gives the CPU to another runnable thread, if there is one (the thread that will post,
+ * when there are more threads than CPUs); returns at once otherwise. */
+FASTSYNC__COLD void fastsync__yield(void)
+{
+    int saved = errno;
+    (void)syscall(SYS_sched_yield);
+    errno = saved;
+}
+
+#else /* FASTSYNC_BACKEND_POSIX */
+/* ======================================================================================
+ * Backend: POSIX wait table (macOS, the BSDs, ...; on Linux with FASTSYNC_BACKEND_POSIX)
+ *
+ * A waiter queues a node on the stack in one of FASTSYNC__TABLE_SIZE buckets, chosen by the
+ * word's address; each bucket is a pthread mutex and a list, each node has its own condition
+ * variable. wait locks the bucket, compares the word, queues and sleeps; wake locks the
+ * bucket, unqueues up to n nodes of that address and signals each: n means n, as futex's,
+ * and a wake on one address wakes no waiter of another that shares its bucket.
+ *
+ * The pairing: the waker changes the word before it locks the bucket, the waiter compares
+ * after it locks it. If the waker locks first, its unlock happens before the waiter's lock,
+ * and the waiter's compare sees the new word (or a later one) and does not sleep; if the
+ * waiter locks first, it is queued before it unlocks (pthread_cond_wait unlocks atomically),
+ * and the wake finds it.
+ *
+ * One table per process, though the library is one header: the table is a weak definition,
+ * which the linker (ELF, Mach-O) merges into one across every translation unit, with no
+ * FASTSYNC_IMPLEMENTATION for the user to place (a forgotten one would be a link error, a
+ * duplicated one too: a weak symbol has neither failure mode). Its name carries a layout
+ * number, so copies of the header with another layout get their own table and never read
+ * each other's. The one limit: two shared libraries built with hidden visibility each keep
+ * their own table, so an object waited on in one and posted in the other needs
+ * FASTSYNC_BACKEND_POSIX code in one of them only, or default visibility for
+ * fastsync__posix_table_v1 and fastsync__posix_once_v1.
+ *
+ * What it refuses: FASTSYNC_SHARED (a table is in one process; init says EINVAL). What it
+ * costs: a sleep and a wake lock a bucket mutex; deadlines are waited for in slices of at
+ * most a second on the condition variable's CLOCK_REALTIME, each checked against the
+ * deadline's clock, so a jump of the real-time clock delays a CLOCK_MONOTONIC deadline by at
+ * most a second. fork: the table's locks are taken around it (pthread_atfork), so the child
+ * never inherits a bucket locked by a thread it does not have.
+ * ====================================================================================== */
+#if !defined(__GNUC__)
+#error "fastsync.h: the POSIX backend needs a weak definition (gcc, clang)"
 #endif
 
-FASTSYNC__COLD int fastsync__futex_wait(void *word, uint32_t expected, int shared,
-                                      clockid_t clock, const struct timespec *abstime)
+#ifndef FASTSYNC__TABLE_SIZE
+#define FASTSYNC__TABLE_SIZE 64 /* buckets; a power of two (a GenMC harness sets 1) */
+#endif
+
+struct fastsync__node {
+    struct fastsync__node *next, *prev;
+    void *word;
+    int woken;               /* set by the waker, under the bucket's lock */
+    pthread_cond_t cond;
+};
+
+struct fastsync__bucket {
+    pthread_mutex_t lock;
+    struct fastsync__node head; /* a ring: head.next is the oldest waiter */
+    char pad[64];               /* keeps neighbouring buckets' locks off one cache line */
+};
+
+struct fastsync__table {
+    struct fastsync__bucket bucket[FASTSYNC__TABLE_SIZE];
+};
+
+/* Set up by its first use (pthread_once); every translation unit's weak definitions are the
+ * same. */
+__attribute__((weak)) pthread_once_t fastsync__posix_once_v1 = PTHREAD_ONCE_INIT;
+__attribute__((weak)) struct fastsync__table fastsync__posix_table_v1;
+
+FASTSYNC__COLD void fastsync__table_lock_all(void)
+{
+    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++)
+        (void)pthread_mutex_lock(&fastsync__posix_table_v1.bucket[i].lock);
+}
+
+FASTSYNC__COLD void fastsync__table_unlock_all(void)
+{
+    for (int i = FASTSYNC__TABLE_SIZE - 1; i >= 0; i--)
+        (void)pthread_mutex_unlock(&fastsync__posix_table_v1.bucket[i].lock);
+}
+
+FASTSYNC__COLD void fastsync__table_init(void)
+{
+    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
+        struct fastsync__bucket *b = &fastsync__posix_table_v1.bucket[i];
+        (void)pthread_mutex_init(&b->lock, NULL);
+        b->head.next = b->head.prev = &b->head;
+    }
+    (void)pthread_atfork(fastsync__table_lock_all, fastsync__table_unlock_all,
+                         fastsync__table_unlock_all);
+}
+
+FASTSYNC__COLD struct fastsync__bucket *fastsync__bucket_of(void *word)
+{
+    (void)pthread_once(&fastsync__posix_once_v1, fastsync__table_init);
+    uintptr_t a = (uintptr_t)word;
+    a ^= a >> 6 ^ a >> 12; /* words 4 or 8 bytes apart, or a page apart, spread out */
+    return &fastsync__posix_table_v1.bucket[(a >> 2) & (FASTSYNC__TABLE_SIZE - 1)];
+}
+
+FASTSYNC__COLD void fastsync__node_unlink(struct fastsync__node *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+}
+
+struct fastsync__sleep {
+    struct fastsync__bucket *b;
+    struct fastsync__node *n;
+};
+
+/* A cancelled sleeper (pthread_cond_*wait is a cancellation point; it returns to this
+ * handler with the lock held): leaves the queue if no wake took it out, and unlocks. */
+FASTSYNC__COLD void fastsync__sleep_cancelled(void *arg)
+{
+    struct fastsync__sleep *z = (struct fastsync__sleep *)arg;
+    if (!z->n->woken) fastsync__node_unlink(z->n);
+    (void)pthread_mutex_unlock(&z->b->lock);
+    (void)pthread_cond_destroy(&z->n->cond);
+}
+
+FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
+                                     clockid_t clock, const struct timespec *abstime)
+{
+    (void)shared; /* always 0: init refuses FASTSYNC_SHARED */
+    struct fastsync__node n;
+    struct fastsync__sleep z = { fastsync__bucket_of(word), &n };
+    int err = 0;
+#if !FASTSYNC__CANCEL
+    int state;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+#endif
+    (void)pthread_mutex_lock(&z.b->lock);
+    /* relaxed: the bucket's lock orders it (see above); the caller re-reads the word with
+     * the order it needs. */
+    if (__atomic_load_n((uint32_t *)word, __ATOMIC_RELAXED) == expected) {
+        n.word = word;
+        n.woken = 0;
+        (void)pthread_cond_init(&n.cond, NULL);
+        n.prev = z.b->head.prev;
+        n.next = &z.b->head;
+        n.prev->next = n.next->prev = &n;
+#if FASTSYNC__CANCEL
+        pthread_cleanup_push(fastsync__sleep_cancelled, &z);
+#endif
+        while (!n.woken && err == 0) {
+            if (abstime == NULL) {
+                (void)pthread_cond_wait(&n.cond, &z.b->lock);
+                continue;
+            }
+            /* a slice of at most a second on CLOCK_REALTIME, then the deadline's own clock */
+            int64_t left = fastsync__until(clock, abstime);
+            if (left <= 0) {
+                err = ETIMEDOUT;
+                break;
+            }
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_nsec += (long)left;
+            while (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
+                t.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
+                t.tv_sec++;
+            }
+            (void)pthread_cond_timedwait(&n.cond, &z.b->lock, &t);
+        }
+#if FASTSYNC__CANCEL
+        pthread_cleanup_pop(0);
+#endif
+        if (!n.woken) fastsync__node_unlink(&n);
+        (void)pthread_cond_destroy(&n.cond);
+    }
+    (void)pthread_mutex_unlock(&z.b->lock);
+#if !FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(state, &state);
+#endif
+    return err;
+}
+
+FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
+{
+    (void)shared;
+    struct fastsync__bucket *b = fastsync__bucket_of(word);
+    (void)pthread_mutex_lock(&b->lock);
+    for (struct fastsync__node *x = b->head.next, *next; x != &b->head && n > 0; x = next) {
+        next = x->next;
+        if (x->word != word) continue;
+        fastsync__node_unlink(x);
+        x->woken = 1;
+        (void)pthread_cond_signal(&x->cond); /* under the lock: x stays alive until we unlock */
+        n--;
+    }
+    (void)pthread_mutex_unlock(&b->lock);
+}
+
+FASTSYNC__COLD void fastsync__yield(void) { (void)sched_yield(); }
+#endif /* backends */
+
+/* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
+ * in the manual). */
+#ifndef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC_FUTEX_WAIT fastsync__wait_sys
+#endif
+#ifndef FASTSYNC_FUTEX_WAKE
+#define FASTSYNC_FUTEX_WAKE fastsync__wake_sys
+#endif
+
+FASTSYNC__COLD int fastsync__wait(void *word, uint32_t expected, int shared, clockid_t clock,
+                                  const struct timespec *abstime)
 {
     return FASTSYNC_FUTEX_WAIT(word, expected, shared, clock, abstime);
 }
 
-FASTSYNC__COLD void fastsync__futex_wake(void *word, int n, int shared)
+FASTSYNC__COLD void fastsync__wake(void *word, int n, int shared)
 {
     FASTSYNC_FUTEX_WAKE(word, n, shared);
 }
 
-/* The futex layer takes a word's address as a plain pointer: the kernel reads the word,
- * C code never does through it. (Through uintptr_t: a direct cast would drop _Atomic.) */
+/* The seam takes a word's address as a plain pointer: only the backend reads the word
+ * through it (the kernel; the POSIX table with an atomic load of the 32 bits). (Through
+ * uintptr_t: a direct cast would drop _Atomic.) */
 #define FASTSYNC__FUTEX_ADDR(p) ((void *)(uintptr_t)(p))
 
 /* A hint to the CPU inside a spin loop (lets the sibling hyperthread run, saves power). */
@@ -447,15 +710,6 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 #else
     atomic_signal_fence(memory_order_seq_cst); /* compiler barrier only */
 #endif
-}
-
-/* Gives the CPU to another runnable thread, if there is one (the thread that will post,
- * when there are more threads than CPUs); returns at once otherwise. */
-FASTSYNC__COLD void fastsync__yield(void)
-{
-    int saved = errno;
-    (void)syscall(SYS_sched_yield);
-    errno = saved;
 }
 
 /* ======================================================================================
@@ -483,6 +737,12 @@ FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
         t.tv_sec += (time_t)secs;
     }
     return t;
+}
+
+/* The flags every init accepts: 0, or FASTSYNC_SHARED where the backend has it. */
+FASTSYNC_API int fastsync__flags_ok(int flags)
+{
+    return flags == 0 || (flags == FASTSYNC_SHARED && FASTSYNC_HAS_SHARED);
 }
 
 /* The arguments every clockwait checks before anything else: EINVAL or 0. */
@@ -578,7 +838,7 @@ FASTSYNC_API void *fastsync__sem_futex(fastsync_sem_t *s)
 
 FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
 {
-    if (value > FASTSYNC_SEM_VALUE_MAX || (flags & ~FASTSYNC_SHARED) != 0) return EINVAL;
+    if (value > FASTSYNC_SEM_VALUE_MAX || !fastsync__flags_ok(flags)) return EINVAL;
     uint64_t v = value;
     if (flags & FASTSYNC_SHARED) v |= FASTSYNC__SEM_SHARED;
     /* relaxed: before init returns no other thread may use the object; the caller publishes
@@ -613,7 +873,7 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
     /* From here on `s` may be freed by a waiter that took a token: only its address is used. */
     uint32_t waiters = fastsync__sem_waiters(old);
     if (waiters != 0)
-        fastsync__futex_wake(fastsync__sem_futex(s), (int)(n < waiters ? n : waiters),
+        fastsync__wake(fastsync__sem_futex(s), (int)(n < waiters ? n : waiters),
                              fastsync__sem_shared(old));
     return 0;
 }
@@ -684,8 +944,8 @@ FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_
             continue;
         }
         /* tokens == 0, so the futex word is 0: sleep unless a post changes it first. */
-        timed_out = fastsync__futex_wait(fastsync__sem_futex(s), 0, fastsync__sem_shared(old),
-                                         clock, abstime) == ETIMEDOUT;
+        timed_out = fastsync__wait(fastsync__sem_futex(s), 0, fastsync__sem_shared(old), clock,
+                                   abstime) == ETIMEDOUT;
         /* relaxed: only decides what to try next; the token is taken with acquire. */
         old = atomic_load_explicit(&s->state, memory_order_relaxed);
     }
@@ -706,7 +966,7 @@ FASTSYNC__COLD void fastsync__sem_cancelled(void *arg)
     uint64_t old = atomic_fetch_sub_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed) -
                    FASTSYNC__SEM_WAITER;
     if (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) != 0)
-        fastsync__futex_wake(fastsync__sem_futex(s), 1, fastsync__sem_shared(old));
+        fastsync__wake(fastsync__sem_futex(s), 1, fastsync__sem_shared(old));
 }
 
 #if FASTSYNC__CANCEL
@@ -874,7 +1134,7 @@ FASTSYNC_API int fastsync__ev_shared(uint32_t v) { return (v & FASTSYNC__EV_SHAR
 
 FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
 {
-    if ((flags & ~FASTSYNC_SHARED) != 0) return EINVAL;
+    if (!fastsync__flags_ok(flags)) return EINVAL;
     uint32_t v = set ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE;
     if (flags & FASTSYNC_SHARED) v |= FASTSYNC__EV_SHARED;
     /* relaxed: the caller publishes the object with its own happens-before. */
@@ -912,7 +1172,7 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
         memory_order_release, memory_order_relaxed));
     /* From here on `e` may be gone: only its address is used. */
     if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY)
-        fastsync__futex_wake(FASTSYNC__FUTEX_ADDR(&e->state), INT_MAX, fastsync__ev_shared(old));
+        fastsync__wake(FASTSYNC__FUTEX_ADDR(&e->state), INT_MAX, fastsync__ev_shared(old));
 }
 
 FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
@@ -958,8 +1218,8 @@ FASTSYNC__COLD int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, 
                 continue;
             old = busy;
         }
-        timed_out = fastsync__futex_wait(FASTSYNC__FUTEX_ADDR(&e->state), old, fastsync__ev_shared(old), clock,
-                                         abstime) == ETIMEDOUT;
+        timed_out = fastsync__wait(FASTSYNC__FUTEX_ADDR(&e->state), old, fastsync__ev_shared(old),
+                                   clock, abstime) == ETIMEDOUT;
         /* acquire: pairs with the release CAS in fastsync_event_set. */
         old = atomic_load_explicit(&e->state, memory_order_acquire);
     }

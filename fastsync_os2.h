@@ -158,6 +158,14 @@ typedef int clockid_t;
 
 #define FASTSYNC_SHARED 1
 #define FASTSYNC_SEM_VALUE_MAX INT_MAX
+/* The backend, named as fastsync.h names its others. It is the only one on OS/2: a choice
+ * of another (FASTSYNC_BACKEND_POSIX, ...), made for the other systems a project builds
+ * on, is set aside here, so that one set of build flags serves them all. */
+#undef FASTSYNC_BACKEND_POSIX
+#undef FASTSYNC_BACKEND_LINUX
+#define FASTSYNC_BACKEND_OS2 1
+#define FASTSYNC_BACKEND "os2"
+#define FASTSYNC_HAS_SHARED 1
 
 #ifdef __cplusplus
 extern "C" {

@@ -59,13 +59,13 @@ static inline int bench_futex_wait(void *word, uint32_t expected, int shared, cl
                                    const struct timespec *abstime)
 {
     bench_tls_waits++; /* thread-local: no atomic needed */
-    return fastsync__futex_wait_sys(word, expected, shared, clock, abstime);
+    return fastsync__wait_sys(word, expected, shared, clock, abstime);
 }
 
 static inline void bench_futex_wake(void *word, int n, int shared)
 {
     bench_tls_wakes++;
-    fastsync__futex_wake_sys(word, n, shared);
+    fastsync__wake_sys(word, n, shared);
 }
 
 static inline void bench_futex_flush(void)

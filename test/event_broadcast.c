@@ -27,7 +27,7 @@ int main(void)
     test_watchdog_start(dump, NULL);
     for (int round = 0; round < NROUNDS; round++) {
         g.round = round;
-        int flags = round >= NROUNDS / 2 ? FASTSYNC_SHARED : 0;
+        int flags = round >= NROUNDS / 2 ? TEST_SHARED : 0;
         if (round == NROUNDS / 2) is_int(fastsync_event_destroy(&g.ev), 0, "destroy the private event: nobody left in it");
         if (round == 0 || round == NROUNDS / 2) fastsync_event_init(&g.ev, false, flags);
         else fastsync_event_reset(&g.ev);

@@ -88,7 +88,7 @@ static void *waiter_main(void *arg)
         atomic_store_explicit(&pr->w_rounds, round, memory_order_relaxed); /* relaxed: dump only */
         at(&pr->w_at, W_ALLOC);
         unsigned r = (unsigned)test_rand(&pr->w_rng);
-        int flags = r & 1 ? FASTSYNC_SHARED : 0;
+        int flags = r & 1 ? TEST_SHARED : 0;
         pr->shared_rounds += (unsigned long)flags;
         fastsync_event_t *e = ev_alloc();
         fastsync_event_init(e, false, flags);

@@ -100,14 +100,14 @@ int main(void)
      * rounds then run only if those passed (else they would hang until the watchdog) */
     bool pass = true;
     for (int round = 0; round < 6; round++)
-        pass &= set_then_reset_round(round, round % 2 ? FASTSYNC_SHARED : 0, TEST_SLEEP_TIMED);
+        pass &= set_then_reset_round(round, round % 2 ? TEST_SHARED : 0, TEST_SLEEP_TIMED);
     for (int round = 6; round < 12; round++) {
-        if (pass) set_then_reset_round(round, round % 2 ? FASTSYNC_SHARED : 0, TEST_SLEEP_WAIT);
+        if (pass) set_then_reset_round(round, round % 2 ? TEST_SHARED : 0, TEST_SLEEP_WAIT);
         else skip("the timed rounds lost sleepers", "set+reset round %d (wait)", round);
     }
 
     /* reset while sleepers are blocked (BUSY): nobody wakes, no syscall; set wakes them */
-    for (int flags = 0; flags <= FASTSYNC_SHARED; flags++) {
+    for (int flags = 0; flags <= TEST_SHARED; flags++) {
         const char *label = flags ? "reset on BUSY (shared)" : "reset on BUSY (private)";
         g.phase = label;
         fastsync_event_init(&g.ev, false, flags);
@@ -135,7 +135,7 @@ int main(void)
     }
 
     /* generation wrap-around (white-box: writes the largest generation into the word) */
-    for (int flags = 0; flags <= FASTSYNC_SHARED; flags++) {
+    for (int flags = 0; flags <= TEST_SHARED; flags++) {
         const char *label = flags ? "generation wrap (shared)" : "generation wrap (private)";
 #if defined(__OS2__)
         skip("fastsync.h's event word; os2_event_owed wraps fastsync_os2.h's round", "%s", label);

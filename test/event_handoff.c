@@ -272,8 +272,8 @@ static void run(const char *config, bool pinned, int npairs, int variant, double
         struct pair *pr = &g.pairs[i];
         memset(pr, 0, sizeof *pr);
         /* alternate private and shared events between pairs */
-        fastsync_event_init(&pr->evp, false, i % 2 ? FASTSYNC_SHARED : 0);
-        fastsync_event_init(&pr->evq, false, i % 2 ? FASTSYNC_SHARED : 0);
+        fastsync_event_init(&pr->evp, false, i % 2 ? TEST_SHARED : 0);
+        fastsync_event_init(&pr->evq, false, i % 2 ? TEST_SHARED : 0);
         pthread_mutex_init(&pr->mu, NULL);
     }
     test_pin_all(pinned);

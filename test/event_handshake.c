@@ -119,7 +119,7 @@ static void run(const char *config, bool pinned, int npairs, double box_ms)
     for (int i = 0; i < npairs; i++) {
         struct pair *p = &g.pairs[i];
         memset(p, 0, sizeof *p);
-        fastsync_event_init(&p->ev, true, i % 2 ? FASTSYNC_SHARED : 0);
+        fastsync_event_init(&p->ev, true, i % 2 ? TEST_SHARED : 0);
         p->rng_a = test_stream((unsigned)(2 * i));
         p->rng_b = test_stream((unsigned)(2 * i + 1));
     }

@@ -231,7 +231,7 @@ int main(void)
     if (over > MAXWAITERS) over = MAXWAITERS;
     run("spread", false, 3, 0, 250);
     run("pinned", true, 3, 0, 250);
-    run("oversubscribed", false, over, FASTSYNC_SHARED, 250);
+    run("oversubscribed", false, over, TEST_SHARED, 250);
     run("pinned, oversubscribed", true, over, 0, 250);
     test_watchdog_stop();
     return done_testing();

@@ -298,6 +298,9 @@ static void run(const char *name, int (*fn)(void))
 int main(void)
 {
     test_init();
+#if !defined(FASTSYNC_BACKEND_LINUX)
+    skip_all("the futex fallback is the Linux backend's; this is the " FASTSYNC_BACKEND " backend");
+#endif
     m = (struct shared *)mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) bail("mmap: %s", strerror(errno));
     use_filter = filters_work();

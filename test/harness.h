@@ -130,7 +130,7 @@ static inline int test_futex_wait(void *word, uint32_t expected, int shared, clo
     default: break;
     }
 #endif
-    int r = fastsync__futex_wait_sys(word, expected, shared, clock, abstime);
+    int r = fastsync__wait_sys(word, expected, shared, clock, abstime);
     if (test_after_futex_wait) test_after_futex_wait();
     return r;
 }
@@ -139,12 +139,16 @@ static inline void test_futex_wake(void *word, int n, int shared)
 {
     /* relaxed: a statistic, read after the threads are joined. */
     atomic_fetch_add_explicit(&test_wakes_made, 1, memory_order_relaxed);
-    fastsync__futex_wake_sys(word, n, shared);
+    fastsync__wake_sys(word, n, shared);
 }
 
 static inline unsigned long test_kernel_waits(void) { return atomic_load(&test_waits_made); }
 static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_wakes_made); }
 #endif
+
+/* FASTSYNC_SHARED where the backend has it, else 0: a test's shared rounds then run over
+ * private objects (the backend's init refuses FASTSYNC_SHARED; sem_api and event_api check). */
+#define TEST_SHARED (FASTSYNC_HAS_SHARED ? FASTSYNC_SHARED : 0)
 
 /* ---- the primitive's word: probes and dumps ---- */
 

@@ -137,7 +137,7 @@ static void run(const char *name, bool pinned, int np, int nc, double ms)
     test_pin_all(pinned);
     uint64_t rng = test_stream(999);
     R.initial = (unsigned)(test_rand(&rng) % 4);
-    fastsync_sem_init(&R.s, R.initial, test_rand(&rng) % 4 == 0 ? FASTSYNC_SHARED : 0);
+    fastsync_sem_init(&R.s, R.initial, test_rand(&rng) % 4 == 0 ? TEST_SHARED : 0);
     atomic_store_explicit(&R.stop, false, memory_order_relaxed); /* relaxed: before the threads start */
     R.np = np;
     R.nc = nc;

@@ -187,7 +187,7 @@ static void *poster_main(void *arg)
         uint64_t x = test_rand(&g->rng);
         bool shared = (x >> 4) % 2 == 0;
         g->sem = sem_alloc(x >> 8, shared);
-        fastsync_sem_init(g->sem, 0, shared ? FASTSYNC_SHARED : 0);
+        fastsync_sem_init(g->sem, 0, shared ? TEST_SHARED : 0);
         g->how = (int)((x >> 32) % 3);
         atomic_store_explicit(&g->refs, g->nwaiters, memory_order_relaxed); /* published by the barrier */
         atomic_store_explicit(&g->poster_phase, 1, memory_order_relaxed);

@@ -110,7 +110,7 @@ static void run(const char *name, bool pinned, int n, double ms)
         /* relaxed (every store to main_phase and rounds): progress for the dump */
         atomic_store_explicit(&R.main_phase, 0, memory_order_relaxed);
         uint64_t x = test_rand(&rng);
-        fastsync_sem_init(&R.s, 0, x % 4 == 0 ? FASTSYNC_SHARED : 0);
+        fastsync_sem_init(&R.s, 0, x % 4 == 0 ? TEST_SHARED : 0);
         barrier(&R.start); /* the waiters go */
 
         atomic_store_explicit(&R.main_phase, 1, memory_order_relaxed);

@@ -97,7 +97,7 @@ static void *poster_main(void *arg)
         bool aimed = (x >> 52) % 2 == 0;
         if (aimed) off = lag - (int64_t)((x >> 20) % 20000); /* 0-20 us before the usual return */
         p->clock = (x >> 40) % 4 == 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-        fastsync_sem_init(&p->s, 0, (x >> 44) % 4 == 0 ? FASTSYNC_SHARED : 0);
+        fastsync_sem_init(&p->s, 0, (x >> 44) % 4 == 0 ? TEST_SHARED : 0);
         int64_t deadline = test_clock_ns(p->clock) + d;
         p->deadline = test_ns_ts(deadline);
         atomic_store_explicit(&p->phase, 1, memory_order_relaxed);

@@ -158,6 +158,7 @@ static void pingpong(const char *name, bool pinned)
 int main(void)
 {
     test_init();
+    if (!FASTSYNC_HAS_SHARED) skip_all("the " FASTSYNC_BACKEND " backend has no FASTSYNC_SHARED objects");
     m = (struct shm *)mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) bail("mmap: %s", strerror(errno));
     is_int(fastsync_sem_init(&m->ping, 0, FASTSYNC_SHARED), 0, "init ping, FASTSYNC_SHARED");

@@ -135,8 +135,13 @@ static void one_case(int kind, bool restart)
          atomic_load_explicit(&sent, memory_order_relaxed), during, waits);
     ok(during > 0, "%s, %s: the waiter was hit by signals", what, sa);
     /* Without SA_RESTART each signal that lands in the kernel ends the futex wait (EINTR),
-     * and the semaphore must wait again. */
+     * and the semaphore must wait again. (The POSIX backend sleeps in pthread_cond_wait,
+     * which absorbs signals itself: nothing to interrupt.) */
+#if defined(FASTSYNC_BACKEND_LINUX)
     if (!restart) ok(waits > 1, "%s, %s: the signals interrupted the futex wait", what, sa);
+#else
+    if (!restart) skip("the " FASTSYNC_BACKEND " backend's sleep absorbs signals", "%s, %s: the signals interrupted the wait", what, sa);
+#endif
     if (kind == CASE_WAIT || kind == CASE_TIMED_POSTED) {
         is_int(w.result, 0, "%s, %s: returned 0 (never EINTR)", what, sa);
         ok(!early && w.posted_at_return, "%s, %s: returned only after the post", what, sa);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
 # errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++23), and the
-# program using every function runs. A missing compiler is a TAP skip, never a silent pass.
+# program using every function runs; then the same over the POSIX backend. A missing compiler is a TAP skip, never a silent pass.
 # In a cross build (test/meson.build sets TARGET_CC, the cross compiler with the build's
 # c_args and c_link_args, and TARGET_TRIPLE) the checks are the target's instead: the cross
 # gcc and clang --target=TRIPLE, each program run under MESON_EXE_WRAPPER (qemu); the host's
@@ -24,7 +24,8 @@ int main(void)
     fastsync_sem_t s;
     fastsync_event_t e;
     int bad = 0;
-    bad |= fastsync_sem_init(&s, 0, FASTSYNC_SHARED) != 0;
+    bad |= fastsync_sem_init(&s, 0, FASTSYNC_SHARED) != (FASTSYNC_HAS_SHARED ? 0 : EINVAL);
+    bad |= FASTSYNC_HAS_SHARED == 0 && fastsync_sem_init(&s, 0, 0) != 0;
     bad |= fastsync_sem_post(&s) != 0 || fastsync_sem_post_n(&s, 2) != 0;
     bad |= fastsync_sem_wait(&s) != 0 || fastsync_sem_trywait(&s) != 0;
     struct timespec d = fastsync_deadline_in(1000);
@@ -88,6 +89,11 @@ for opt in -O0 -O2; do
     check "g++ -std=c++23 $opt" g++ -std=c++23 $opt $cxxwarn -pthread use.cpp
     check "clang++ -std=c++2b $opt" clang++ -std=c++2b $opt $cxxwarn -pthread use.cpp
 done
+for cc in gcc clang musl-gcc; do
+    check "$cc -std=c11 -O2 -DFASTSYNC_BACKEND_POSIX" $cc -std=c11 -O2 -DFASTSYNC_BACKEND_POSIX $cwarn -pthread use.c
+done
+check "g++ -std=c++23 -O2 -DFASTSYNC_BACKEND_POSIX" g++ -std=c++23 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
+check "clang++ -std=c++2b -O2 -DFASTSYNC_BACKEND_POSIX" clang++ -std=c++2b -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
 check "gcc -std=c11 -fsanitize=thread (no fences under TSan)" gcc -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "clang -std=c11 -fsanitize=thread" clang -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "gcc -std=gnu11 (default feature macros)" gcc -std=gnu11 $cwarn -pthread use.c

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* wait_across_units: a thread asleep in a wait compiled in one translation unit is woken by
+ * a post or set compiled in another (wait_across_units_peer.c, which includes fastsync.h
+ * like any user file), both ways, for the semaphore and the event. The library is a header:
+ * on the Linux and OS/2 backends the kernel's queue is the meeting point; on the POSIX
+ * backend it is the wait table, which must be one per process, not one per file. With two
+ * tables the sleeper (an untimed wait) would sleep on: the test gives it 5 s, then wakes it
+ * from its own file and fails.
+ * The waker acts once the sleeper has registered and, 100 ms later, is asleep: a waker that
+ * came first would only show that the word changed, which any table sees. */
+#include "harness.h"
+
+#include "wait_across_units.h"
+
+enum { SEM_HERE, SEM_PEER, EVENT_HERE, EVENT_PEER };
+static const char *const kind_name[] = {
+    "semaphore, wait here, post in the peer", "semaphore, wait in the peer, post here",
+    "event, wait here, set in the peer", "event, wait in the peer, set here",
+};
+
+struct sleeper {
+    int kind;
+    fastsync_sem_t *s;
+    fastsync_event_t *e;
+    _Atomic(int) done;
+};
+
+static void *sleeper_main(void *p)
+{
+    struct sleeper *z = (struct sleeper *)p;
+    switch (z->kind) {
+    case SEM_HERE: fastsync_sem_wait(z->s); break;
+    case SEM_PEER: peer_sem_wait(z->s); break;
+    case EVENT_HERE: fastsync_event_wait(z->e); break;
+    default: peer_event_wait(z->e); break;
+    }
+    /* relaxed: only whether it returned; join orders the rest */
+    atomic_store_explicit(&z->done, 1, memory_order_relaxed);
+    return NULL;
+}
+
+static void dump(void *unused) { (void)unused; }
+
+int main(void)
+{
+    test_init();
+    test_watchdog_start(dump, NULL);
+#if defined(FASTSYNC_BACKEND_POSIX)
+    ok(peer_table() == (const void *)&fastsync__posix_table_v1,
+       "the POSIX backend's wait table is the same object in both files");
+#endif
+    for (int kind = SEM_HERE; kind <= EVENT_PEER; kind++) {
+        fastsync_sem_t s;
+        fastsync_event_t e;
+        fastsync_sem_init(&s, 0, 0);
+        fastsync_event_init(&e, false, 0);
+        unsigned long w0 = test_kernel_waits();
+        struct sleeper z = { kind, &s, &e, 0 };
+        pthread_t t = test_thread_start(sleeper_main, &z);
+        uint64_t end = test_box_end(5000);
+        if (kind == SEM_HERE || kind == SEM_PEER) {
+            while (test_box_open(end) && test_sem_waiters(&s) == 0) test_sleep_ns(1000000);
+        } else if (kind == EVENT_HERE) {
+            while (test_box_open(end) && !test_event_asleep(&e, 1, w0)) test_sleep_ns(1000000);
+        } else {
+            /* the peer's waits are not counted (w0 - 1 asks the word only): the word shows
+             * the sleeper there (Linux, POSIX: BUSY, written just before it sleeps; OS/2:
+             * joined) */
+            while (test_box_open(end) && !test_event_asleep(&e, 1, w0 - 1)) test_sleep_ns(1000000);
+        }
+        test_sleep_ns(100000000);
+        switch (kind) {
+        case SEM_HERE: peer_sem_post(&s); break;
+        case SEM_PEER: fastsync_sem_post(&s); break;
+        case EVENT_HERE: peer_event_set(&e); break;
+        default: fastsync_event_set(&e); break;
+        }
+        end = test_box_end(5000);
+        /* relaxed: a flag; join orders the rest */
+        while (test_box_open(end) && !atomic_load_explicit(&z.done, memory_order_relaxed)) test_sleep_ns(1000000);
+        bool woke = atomic_load_explicit(&z.done, memory_order_relaxed);
+        ok(woke, "%s: the sleeper woke", kind_name[kind]);
+        if (!woke) { /* the wake went elsewhere: wake it from its own file, to end the test */
+            if (kind == SEM_HERE) fastsync_sem_post(&s);
+            else if (kind == SEM_PEER) peer_sem_post(&s);
+            else if (kind == EVENT_HERE) fastsync_event_set(&e);
+            else peer_event_set(&e);
+        }
+        test_thread_join(t);
+        is_int(fastsync_sem_destroy(&s), 0, "%s: nothing left registered", kind_name[kind]);
+        fastsync_event_destroy(&e);
+    }
+    test_watchdog_stop();
+    return done_testing();
+}
