@@ -14,7 +14,7 @@
  * which glibc before 2.34 keeps in libpthread).
  * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
- * clang >= 6, g++/clang++ as C++23 (<stdatomic.h>). Other POSIX systems (macOS, the BSDs)
+ * clang >= 6, g++/clang++ as C++11 or later (std::atomic, same object layout as C). Other POSIX systems (macOS, the BSDs)
  * through the POSIX backend. OS/2: fastsync_os2.h, the same API, is included instead when
  * __OS2__ is defined.
  *
@@ -204,13 +204,12 @@
 #define _DEFAULT_SOURCE 1
 #endif
 
-#if defined(__cplusplus) && __cplusplus <= 202002L
-#error "fastsync.h as C++ needs C++23 (<stdatomic.h>): use -std=c++23"
+#if defined(__cplusplus) && __cplusplus < 201103L
+#error "fastsync.h as C++ needs C++11 (std::atomic)"
 #endif
 
 #include <errno.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -273,6 +272,34 @@ long syscall(long number, ...);
 #endif
 #ifndef FASTSYNC_SPIN_YIELDS
 #define FASTSYNC_SPIN_YIELDS 16
+#endif
+
+/* Atomics: the code is written in C11's spelling. In C they come from <stdatomic.h>; in C++
+ * (11 and later) from <atomic>, which has the same functions and orders under the same names
+ * in std (what C++23's <stdatomic.h> declares globally, declared here for the ones this header
+ * uses), and FASTSYNC__ATOMIC(T) is std::atomic<T>: for the lock-free integers used here it
+ * has the size, alignment and representation of C's _Atomic(T) under gcc and clang, so a C
+ * library and a C++ program share objects (test: c_cxx_share). */
+#ifdef __cplusplus
+#include <atomic>
+#define FASTSYNC__ATOMIC(T) std::atomic<T>
+using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add_explicit;
+using std::atomic_fetch_or_explicit;
+using std::atomic_fetch_sub_explicit;
+using std::atomic_load_explicit;
+using std::atomic_signal_fence;
+using std::atomic_store_explicit;
+using std::atomic_thread_fence;
+using std::memory_order_acq_rel;
+using std::memory_order_acquire;
+using std::memory_order_relaxed;
+using std::memory_order_release;
+using std::memory_order_seq_cst;
+#else
+#include <stdatomic.h>
+#define FASTSYNC__ATOMIC(T) _Atomic(T)
 #endif
 
 #define FASTSYNC_SHARED 1
@@ -396,7 +423,7 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 #if FASTSYNC__FUTEX_TIME64
     /* Whether futex_time64 said ENOSYS once (in this translation unit; relaxed: a hint, any
      * thread may find it out again). */
-    static _Atomic(int) no_time64;
+    static FASTSYNC__ATOMIC(int) no_time64;
     long ts32[2];
     if (abstime == NULL || sizeof(abstime->tv_sec) == sizeof(long))
         return fastsync__futex_call(SYS_futex, word, op, expected, abstime);
@@ -799,7 +826,7 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
 #endif
 
 typedef struct fastsync_sem {
-    FASTSYNC__ALIGN8 _Atomic(uint64_t) state; /* private: use the functions */
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
 } fastsync_sem_t;
 
 /* FASTSYNC_SEM_INIT(n): n must be an integer constant expression in 0..FASTSYNC_SEM_VALUE_MAX;
@@ -807,7 +834,8 @@ typedef struct fastsync_sem {
  * C++: the static_assert of fastsync__sem_init_value, defined after the extern "C" block).
  * A value from a variable goes through fastsync_sem_init, which says EINVAL. */
 #ifdef __cplusplus
-#define FASTSYNC_SEM_INIT(n) { fastsync__sem_init_value<(n)>::value }
+/* (inner braces: std::atomic cannot be copy-initialized before C++17) */
+#define FASTSYNC_SEM_INIT(n) { { fastsync__sem_init_value<(n)>::value } }
 #else
 #define FASTSYNC__SEM_INIT_CHECK(n)                                                          \
     (0 * sizeof(struct {                                                                   \
@@ -1105,7 +1133,7 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * ====================================================================================== */
 
 typedef struct fastsync_event {
-    _Atomic(uint32_t) state; /* private: use the functions */
+    FASTSYNC__ATOMIC(uint32_t) state; /* private: use the functions */
 } fastsync_event_t;
 
 #define FASTSYNC__EV_SET 0u        /* set: waits return at once */
@@ -1116,7 +1144,11 @@ typedef struct fastsync_event {
 #define FASTSYNC__EV_GEN_ONE 8u    /* one step of the generation field */
 #define FASTSYNC__EV_GEN (~7u)     /* mask of the generation field */
 
+#ifdef __cplusplus
+#define FASTSYNC_EVENT_INIT(set) { { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE } }
+#else
 #define FASTSYNC_EVENT_INIT(set) { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE }
+#endif
 
 #if defined(__SANITIZE_THREAD__)
 #define FASTSYNC__TSAN 1

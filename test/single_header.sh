@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
-# errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++23), and the
-# program using every function runs; then the same over the POSIX backend. A missing compiler is a TAP skip, never a silent pass.
+# errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++11 to C++23),
+# and the program using every function runs; then the same over the POSIX backend. A missing
+# compiler is a TAP skip, never a silent pass.
 # In a cross build (test/meson.build sets TARGET_CC, the cross compiler with the build's
 # c_args and c_link_args, and TARGET_TRIPLE) the checks are the target's instead: the cross
 # gcc and clang --target=TRIPLE, each program run under MESON_EXE_WRAPPER (qemu); the host's
@@ -86,14 +87,18 @@ for opt in -O0 -O2; do
     check "gcc -std=c11 $opt, fastsync.h alone" gcc -std=c11 $opt $cwarn -pthread use.c
     check "clang -std=c11 $opt, fastsync.h alone" clang -std=c11 $opt $cwarn -pthread use.c
     check "musl-gcc -std=c11 $opt (no linux/futex.h)" musl-gcc -std=c11 $opt $cwarn -static use.c
-    check "g++ -std=c++23 $opt" g++ -std=c++23 $opt $cxxwarn -pthread use.cpp
-    check "clang++ -std=c++2b $opt" clang++ -std=c++2b $opt $cxxwarn -pthread use.cpp
+    check "g++ -std=c++11 $opt" g++ -std=c++11 $opt $cxxwarn -pthread use.cpp
+    check "clang++ -std=c++11 $opt" clang++ -std=c++11 $opt $cxxwarn -pthread use.cpp
+done
+for std in c++14 c++17 c++20 c++23; do # (clang++ 14 calls C++23 c++2b)
+    check "g++ -std=$std -O2" g++ -std=$std -O2 $cxxwarn -pthread use.cpp
+    check "clang++ -std=${std/23/2b} -O2" clang++ -std=${std/23/2b} -O2 $cxxwarn -pthread use.cpp
 done
 for cc in gcc clang musl-gcc; do
     check "$cc -std=c11 -O2 -DFASTSYNC_BACKEND_POSIX" $cc -std=c11 -O2 -DFASTSYNC_BACKEND_POSIX $cwarn -pthread use.c
 done
-check "g++ -std=c++23 -O2 -DFASTSYNC_BACKEND_POSIX" g++ -std=c++23 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
-check "clang++ -std=c++2b -O2 -DFASTSYNC_BACKEND_POSIX" clang++ -std=c++2b -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
+check "g++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX" g++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
+check "clang++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX" clang++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
 check "gcc -std=c11 -fsanitize=thread (no fences under TSan)" gcc -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "clang -std=c11 -fsanitize=thread" clang -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "gcc -std=gnu11 (default feature macros)" gcc -std=gnu11 $cwarn -pthread use.c

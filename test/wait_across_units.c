@@ -7,15 +7,24 @@
  * tables the sleeper (an untimed wait) would sleep on: the test gives it 5 s, then wakes it
  * from its own file and fails.
  * The waker acts once the sleeper has registered and, 100 ms later, is asleep: a waker that
- * came first would only show that the word changed, which any table sees. */
+ * came first would only show that the word changed, which any table sees.
+ * Built twice: with the peer in C, and (wait_across_units_cxx, -DPEER_CXX) with the same peer
+ * compiled as C++11, where the objects are std::atomic: then the layouts and the peer's static
+ * initializers are checked too, so that a C library and a C++ program can share objects. */
 #include "harness.h"
 
 #include "wait_across_units.h"
 
+#if defined(PEER_CXX)
+#define PEER "the C++ peer"
+#else
+#define PEER "the peer"
+#endif
+
 enum { SEM_HERE, SEM_PEER, EVENT_HERE, EVENT_PEER };
 static const char *const kind_name[] = {
-    "semaphore, wait here, post in the peer", "semaphore, wait in the peer, post here",
-    "event, wait here, set in the peer", "event, wait in the peer, set here",
+    "semaphore, wait here, post in " PEER, "semaphore, wait in " PEER ", post here",
+    "event, wait here, set in " PEER, "event, wait in " PEER ", set here",
 };
 
 struct sleeper {
@@ -49,6 +58,15 @@ int main(void)
     ok(peer_table() == (const void *)&fastsync__posix_table_v1,
        "the POSIX backend's wait table is the same object in both files");
 #endif
+    size_t lay[4];
+    peer_layout(lay);
+    ok(lay[0] == sizeof(fastsync_sem_t) && lay[1] == _Alignof(fastsync_sem_t),
+       "fastsync_sem_t: size %zu, alignment %zu here and in " PEER, lay[0], lay[1]);
+    ok(lay[2] == sizeof(fastsync_event_t) && lay[3] == _Alignof(fastsync_event_t),
+       "fastsync_event_t: size %zu, alignment %zu here and in " PEER, lay[2], lay[3]);
+    is_int(fastsync_sem_getvalue(peer_static_sem()), 3, "FASTSYNC_SEM_INIT(3) in " PEER ": 3 here");
+    is_int(fastsync_sem_trywait(peer_static_sem()), 0, "... a token taken here");
+    ok(fastsync_event_is_set(peer_static_event()), "FASTSYNC_EVENT_INIT(true) in " PEER ": set here");
     for (int kind = SEM_HERE; kind <= EVENT_PEER; kind++) {
         fastsync_sem_t s;
         fastsync_event_t e;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* wait_across_units_peer.c - the other translation unit of wait_across_units: it includes
- * fastsync.h as a user's file would (no test harness), and waits or wakes for the test. */
+ * fastsync.h as a user's file would (no test harness), and waits, wakes or reports for the
+ * test. wait_across_units_peer.cpp compiles this same file as C++11. */
 #include "fastsync.h"
 
 #include "wait_across_units.h"
@@ -21,3 +22,24 @@ const void *peer_table(void)
     return NULL;
 #endif
 }
+
+#ifdef __cplusplus
+#define PEER_ALIGNOF(t) alignof(t)
+#else
+#define PEER_ALIGNOF(t) _Alignof(t)
+#endif
+
+void peer_layout(size_t out[4])
+{
+    out[0] = sizeof(fastsync_sem_t);
+    out[1] = PEER_ALIGNOF(fastsync_sem_t);
+    out[2] = sizeof(fastsync_event_t);
+    out[3] = PEER_ALIGNOF(fastsync_event_t);
+}
+
+static fastsync_sem_t static_sem = FASTSYNC_SEM_INIT(3);
+static fastsync_event_t static_event = FASTSYNC_EVENT_INIT(true);
+
+fastsync_sem_t *peer_static_sem(void) { return &static_sem; }
+
+fastsync_event_t *peer_static_event(void) { return &static_event; }
