@@ -182,7 +182,9 @@
  *   FASTSYNC_BACKEND_POSIX  a wait table on pthread mutexes and condition variables; the
  *                           default on other POSIX systems, and a choice on Linux.
  * FASTSYNC_BACKEND names it as a string; FASTSYNC_HAS_SHARED says whether FASTSYNC_SHARED
- * objects work (1) or init refuses them with EINVAL (0). */
+ * objects work (1) or init refuses them with EINVAL (0). Every file of a program that shares
+ * an object must choose the same one (in C and in C++): a futex sleeper and a table waker
+ * never meet. */
 #if defined(FASTSYNC_BACKEND_POSIX)
 #elif defined(FASTSYNC_BACKEND_LINUX) || defined(__linux__)
 #undef FASTSYNC_BACKEND_LINUX

@@ -54,6 +54,12 @@ int main(void)
 {
     test_init();
     test_watchdog_start(dump, NULL);
+    /* Files built over two backends never meet (a futex and a table, say): every file of a
+     * program must use one. A build that compiled the peer otherwise (C flags given to C only,
+     * not to C++) stops here rather than in five seconds of sleep. */
+    if (!ok(strcmp(peer_backend(), FASTSYNC_BACKEND) == 0, "backend %s here, %s in " PEER,
+            FASTSYNC_BACKEND, peer_backend()))
+        bail("build both files with the same backend");
 #if defined(FASTSYNC_BACKEND_POSIX)
     ok(peer_table() == (const void *)&fastsync__posix_table_v1,
        "the POSIX backend's wait table is the same object in both files");

@@ -11,6 +11,7 @@ int peer_sem_wait(fastsync_sem_t *s);
 int peer_sem_post(fastsync_sem_t *s);
 void peer_event_wait(fastsync_event_t *e);
 void peer_event_set(fastsync_event_t *e);
+const char *peer_backend(void); /* FASTSYNC_BACKEND as the peer was built */
 const void *peer_table(void); /* the POSIX backend's wait table as the peer sees it, else NULL */
 /* the objects as the peer's language lays them out: sizeof and alignof of each */
 void peer_layout(size_t out[4]);

@@ -14,6 +14,8 @@ void peer_event_wait(fastsync_event_t *e) { fastsync_event_wait(e); }
 
 void peer_event_set(fastsync_event_t *e) { fastsync_event_set(e); }
 
+const char *peer_backend(void) { return FASTSYNC_BACKEND; }
+
 const void *peer_table(void)
 {
 #if defined(FASTSYNC_BACKEND_POSIX)
