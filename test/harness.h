@@ -677,7 +677,7 @@ static inline void *test_watchdog_main(void *unused)
     while (!test_wd.stop) {
         if (pthread_cond_timedwait(&test_wd.cond, &test_wd.lock, &end) == ETIMEDOUT && !test_wd.stop) {
             diag("watchdog: no end after %.0f s: a lost wakeup or a hang; state follows", secs);
-            printf("not ok %d - watchdog expired\n", ++tap_count);
+            printf("not ok %d - watchdog expired\n", tap_next());
             fflush(stdout);
             /* A dump can block on what hangs (a lock the stuck thread holds): SIGALRM's
              * default action then ends the process, rather than the runner's timeout. */

@@ -13,11 +13,21 @@
 #define FASTSYNC_TEST_TAP_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int tap_count, tap_failures, tap_planned = -1;
+static _Atomic(int) tap_count, tap_failures;
+static int tap_planned = -1;
+
+/* The next test point's number. Atomic because a watchdog thread numbers its "not ok" line
+ * without stdout's lock (the thread it gave up on may hold it); relaxed: a count, each line's
+ * text is ordered by stdout's lock or by the exit that follows the watchdog's line. */
+static inline int tap_next(void)
+{
+    return atomic_fetch_add_explicit(&tap_count, 1, memory_order_relaxed) + 1;
+}
 
 static inline void tap_vline(const char *prefix, const char *fmt, va_list ap)
 {
@@ -47,8 +57,9 @@ static inline void diag(const char *fmt, ...)
 static inline bool tap_point(bool pass, const char *directive, const char *fmt, va_list ap)
 {
     flockfile(stdout);
-    int n = ++tap_count;
-    if (!pass) tap_failures++;
+    int n = tap_next();
+    /* relaxed: a count, read after every thread that adds to it was joined */
+    if (!pass) atomic_fetch_add_explicit(&tap_failures, 1, memory_order_relaxed);
     printf("%sok %d - ", pass ? "" : "not ", n);
     vprintf(fmt, ap);
     if (directive) fputs(directive, stdout);
@@ -107,10 +118,13 @@ static inline void bail(const char *fmt, ...)
 
 static inline int done_testing(void)
 {
-    if (tap_planned < 0) printf("1..%d\n", tap_count);
-    else if (tap_planned != tap_count) diag("planned %d tests, ran %d", tap_planned, tap_count);
+    /* relaxed: the threads that counted were joined (or are a watchdog that did not fire) */
+    int n = atomic_load_explicit(&tap_count, memory_order_relaxed);
+    int failed = atomic_load_explicit(&tap_failures, memory_order_relaxed);
+    if (tap_planned < 0) printf("1..%d\n", n);
+    else if (tap_planned != n) diag("planned %d tests, ran %d", tap_planned, n);
     fflush(stdout);
-    return tap_failures == 0 && (tap_planned < 0 || tap_planned == tap_count) ? 0 : 1;
+    return failed == 0 && (tap_planned < 0 || tap_planned == n) ? 0 : 1;
 }
 
 #endif

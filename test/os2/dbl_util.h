@@ -55,7 +55,7 @@ static inline void *dbl_watchdog_main(void *unused)
         if (pthread_cond_timedwait(&dbl_wd.cond, &dbl_wd.lock, &end) != 0 && !dbl_wd.stop) {
             diag("watchdog: no end after %u s: a lost wakeup or a hang; state follows", dbl_wd.seconds);
             if (dbl_wd.dump) dbl_wd.dump(dbl_wd.arg);
-            printf("not ok %d - watchdog expired\nBail out! watchdog expired\n", ++tap_count);
+            printf("not ok %d - watchdog expired\nBail out! watchdog expired\n", tap_next());
             fflush(stdout);
             _exit(1);
         }

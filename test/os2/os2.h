@@ -513,9 +513,18 @@ static inline void os2dbl__crit_ack(struct os2dbl__thread *me, int owner)
     }
 }
 
-/* Stay here while another thread is in a critical section. Async-signal-safe. */
+/* Stay here while another thread is in a critical section. Async-signal-safe. Called
+ * with in_double 0 (from leave, or from the handler outside a call).
+ * While it runs, in_double is 1, so a stop signal that arrives in it only acks (the loop
+ * below does the parking): a handler that parked in here could interrupt the ack between its
+ * exchange and its add, find crit_pending already taken, and sleep with the add not done,
+ * the section's owner waiting for it forever. On the way out in_double is 0 again, and the
+ * owner is read once more: a section whose signal came while it was 1 (and acked) parks
+ * this thread before it returns; one whose signal comes later parks it in the handler. */
 static inline void os2dbl__park(struct os2dbl__thread *me)
 {
+    me->in_double = 1;
+    atomic_signal_fence(memory_order_seq_cst);  /* the handler sees in_double set from here */
     for (;;) {
         /* The futex word is the generation, not the owner: one thread's sections back to
          * back have the same owner, and a park that slept on the owner it read could sleep
@@ -527,7 +536,17 @@ static inline void os2dbl__park(struct os2dbl__thread *me)
         /* acquire: pairs with the release stores of crit_owner in enter_critsec / crit_end;
          * seeing the new owner makes its crit_pending = 1 visible to crit_ack */
         int owner = atomic_load_explicit(&os2dbl__crit_owner, memory_order_acquire);
-        if (owner == 0 || (unsigned long)owner == me->tid) return;
+        if (owner == 0 || (unsigned long)owner == me->tid) {
+            atomic_signal_fence(memory_order_seq_cst);
+            me->in_double = 0;
+            atomic_signal_fence(memory_order_seq_cst);  /* a signal from here on parks in the handler */
+            /* acquire: as above */
+            owner = atomic_load_explicit(&os2dbl__crit_owner, memory_order_acquire);
+            if (owner == 0 || (unsigned long)owner == me->tid) return;
+            me->in_double = 1;
+            atomic_signal_fence(memory_order_seq_cst);
+            continue;
+        }
         os2dbl__crit_ack(me, owner);
         os2dbl__futex_wait(&os2dbl__crit_gen, gen);
     }
