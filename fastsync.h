@@ -14,9 +14,10 @@
  * which glibc before 2.34 keeps in libpthread).
  * Supported: Linux >= 2.6.29 (FUTEX_WAIT_BITSET) with glibc or musl, on any CPU with
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
- * clang >= 6, g++/clang++ as C++11 or later (std::atomic, same object layout as C). Other POSIX systems (macOS, the BSDs)
- * through the POSIX backend. OS/2: fastsync_os2.h, the same API, is included instead when
- * __OS2__ is defined.
+ * clang >= 6, g++/clang++ as C++11 or later (std::atomic, same object layout as C). Windows
+ * 8 and later with mingw-w64 gcc (nothing to link: no -pthread, no synchronization.lib).
+ * Other POSIX systems (macOS, the BSDs) through the POSIX backend. OS/2: fastsync_os2.h, the
+ * same API, is included instead when __OS2__ is defined.
  *
  * Backends (below the seam; see "The seam" and the top of the code). One is chosen at compile
  * time; FASTSYNC_BACKEND names it, FASTSYNC_HAS_SHARED says whether it has FASTSYNC_SHARED:
@@ -28,11 +29,18 @@
  *                           process). Clocks: MONOTONIC, REALTIME (slept on in slices of at
  *                           most 1 s). Signals never interrupt its sleep. The default on
  *                           other POSIX systems; define it to use it on Linux.
+ *   FASTSYNC_BACKEND_WINDOWS "windows" WaitOnAddress, WakeByAddressSingle/All, looked up
+ *                           at first use. Shared: no, init says EINVAL (WaitOnAddress is
+ *                           process-private). Clocks: MONOTONIC (QueryPerformanceCounter),
+ *                           REALTIME (GetSystemTimePreciseAsFileTime, since 1970); slept on
+ *                           in whole ms rounded up, never returning early. No cancellation
+ *                           points (Windows has no thread cancellation). The default on
+ *                           Windows.
  *   FASTSYNC_BACKEND_OS2    "os2"    fastsync_os2.h (its own manual).
  * The guarantees below hold on each; "FUTEX_WAKE" and "syscall" then mean the backend's wake
  * and its sleeping call. Tested on x86-64 (glibc and musl), and under
  * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
- * see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
+ * Windows x86-64 under wine; see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
  *
  * Version: FASTSYNC_VERSION_MAJOR, _MINOR, _PATCH (below). The objects' words are an ABI:
  * between processes that share FASTSYNC_SHARED objects, and between components built with
@@ -88,7 +96,8 @@
  *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
  *
  * Flags: 0 (process-private) or FASTSYNC_SHARED (the object may live in MAP_SHARED memory
- *   and be used by several processes).
+ *   and be used by several processes; the futex is then keyed by page, not by address).
+ *   Where the backend has no shared objects (FASTSYNC_HAS_SHARED 0), init refuses it: EINVAL.
  *
  * Guarantees
  *   - A post with no registered waiter: one atomic RMW, no syscall. A wait on a positive
@@ -150,7 +159,7 @@
  *                         registered. Default 20; 0 disables (see its definition).
  *   FASTSYNC_SPIN_YIELDS  then as many polls, each after sched_yield(). Default 16.
  *   FASTSYNC_API          storage of every function. Default: static inline.
- *   FASTSYNC_BACKEND_LINUX, FASTSYNC_BACKEND_POSIX   the backend (above).
+ *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
  *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
  *   FASTSYNC_FUTEX_WAKE   injection, call counting, another kernel): functions with the
  *                         signatures of the backend's fastsync__wait_sys and
@@ -178,14 +187,18 @@
 
 /* The backend: the part below the seam that knows the platform (see "The seam"). Exactly one
  * FASTSYNC_BACKEND_<name> is defined after the #include; define one before it to choose:
- *   FASTSYNC_BACKEND_LINUX  futex(2); the default on Linux.
- *   FASTSYNC_BACKEND_POSIX  a wait table on pthread mutexes and condition variables; the
- *                           default on other POSIX systems, and a choice on Linux.
+ *   FASTSYNC_BACKEND_LINUX    futex(2); the default on Linux.
+ *   FASTSYNC_BACKEND_WINDOWS  WaitOnAddress; the default on Windows.
+ *   FASTSYNC_BACKEND_POSIX    a wait table on pthread mutexes and condition variables; the
+ *                             default on other POSIX systems, and a choice on Linux.
  * FASTSYNC_BACKEND names it as a string; FASTSYNC_HAS_SHARED says whether FASTSYNC_SHARED
  * objects work (1) or init refuses them with EINVAL (0). Every file of a program that shares
  * an object must choose the same one (in C and in C++): a futex sleeper and a table waker
  * never meet. */
 #if defined(FASTSYNC_BACKEND_POSIX)
+#elif defined(FASTSYNC_BACKEND_WINDOWS) || defined(_WIN32)
+#undef FASTSYNC_BACKEND_WINDOWS
+#define FASTSYNC_BACKEND_WINDOWS 1
 #elif defined(FASTSYNC_BACKEND_LINUX) || defined(__linux__)
 #undef FASTSYNC_BACKEND_LINUX
 #define FASTSYNC_BACKEND_LINUX 1
@@ -195,6 +208,9 @@
 #if defined(FASTSYNC_BACKEND_LINUX)
 #define FASTSYNC_BACKEND "linux"
 #define FASTSYNC_HAS_SHARED 1
+#elif defined(FASTSYNC_BACKEND_WINDOWS)
+#define FASTSYNC_BACKEND "windows"
+#define FASTSYNC_HAS_SHARED 0
 #else
 #define FASTSYNC_BACKEND "posix"
 #define FASTSYNC_HAS_SHARED 0
@@ -215,10 +231,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#if defined(FASTSYNC_BACKEND_WINDOWS)
+#include <windows.h>
+#if !defined(CLOCK_MONOTONIC) /* mingw-w64 has them (pthread_time.h); MSVC has not */
+typedef int clockid_t;
+#define CLOCK_REALTIME 0
+#define CLOCK_MONOTONIC 1
+#endif
+#else
 #include <unistd.h>
+#endif
 #if defined(FASTSYNC_BACKEND_LINUX)
 #include <sys/syscall.h>
-#else
+#elif defined(FASTSYNC_BACKEND_POSIX)
 #include <sched.h>
 #endif
 
@@ -237,8 +262,8 @@ long syscall(long number, ...);
 #endif
 
 /* Waits that sleep are POSIX cancellation points, unless FASTSYNC_NO_CANCEL is defined (or the
- * C library has no cancellation: Android's bionic). */
-#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__)
+ * system has no cancellation: Android's bionic, Windows). */
+#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS)
 #define FASTSYNC__CANCEL 0
 #else
 #define FASTSYNC__CANCEL 1
@@ -342,6 +367,8 @@ extern "C" {
  *        unless FASTSYNC__CANCEL is 0.
  *   void fastsync__wake_sys(word, n, shared)    wakes up to n sleepers (INT_MAX: all)
  *   void fastsync__yield(void)                  gives the CPU to another runnable thread
+ *   void fastsync__clock_now(clock, &ts)        reads CLOCK_MONOTONIC or CLOCK_REALTIME
+ *        (clock_gettime, but on Windows)
  * `shared` says the object may be used by several processes (FASTSYNC_SHARED).
  *
  * The pairing every backend keeps: a wake made after the word changed either finds the
@@ -352,13 +379,22 @@ extern "C" {
 
 #define FASTSYNC__NSEC_PER_SEC 1000000000L
 
+#if defined(FASTSYNC_BACKEND_WINDOWS)
+FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now); /* its backend's */
+#else
+FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now)
+{
+    clock_gettime(clock, now); /* cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME */
+}
+#endif
+
 /* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
  * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
  * deadline helpers below use it too.) */
 FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abstime)
 {
     struct timespec now;
-    clock_gettime(clock, &now); /* cannot fail for CLOCK_MONOTONIC or CLOCK_REALTIME */
+    fastsync__clock_now(clock, &now);
     if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
     return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
            (abstime->tv_nsec - now.tv_nsec);
@@ -513,6 +549,100 @@ FASTSYNC__COLD void fastsync__yield(void)
     errno = saved;
 }
 
+#elif defined(FASTSYNC_BACKEND_WINDOWS)
+/* ======================================================================================
+ * Backend: Windows (8 and later): WaitOnAddress, WakeByAddressSingle, WakeByAddressAll.
+ *
+ * The pairing is Windows': WaitOnAddress compares the word with the expected value and
+ * sleeps as one step against WakeByAddress* on that address. The three functions live in
+ * an API set (api-ms-win-core-synch-l1-2-0.dll) that needs an import library of its own
+ * (synchronization.lib); so that a user links nothing, they are looked up at their first
+ * use. Should the lookup fail (a trimmed system, an emulator without them), or a wait fail
+ * for another reason than its timeout, waits sleep in 1 ms slices and look again, as the
+ * Linux backend does when the kernel refuses futex: slower, never a busy loop, never a lost
+ * wakeup. Windows 8 is the floor all the same: GetSystemTimePreciseAsFileTime is imported.
+ *
+ * Deadlines: WaitOnAddress takes a relative time in milliseconds. The time left (at most a
+ * second, then the deadline is looked at again) is rounded up to a millisecond, and
+ * ETIMEDOUT is returned only once the deadline has passed on its own clock: never early.
+ * Clocks: CLOCK_MONOTONIC is QueryPerformanceCounter; CLOCK_REALTIME is
+ * GetSystemTimePreciseAsFileTime, the epoch of timespec_get(TIME_UTC).
+ * What it refuses: FASTSYNC_SHARED (WaitOnAddress is process-private; init says EINVAL).
+ * Waits are no cancellation points (Windows has no thread cancellation).
+ * ====================================================================================== */
+
+FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now)
+{
+    if (clock == CLOCK_REALTIME) {
+        FILETIME ft;
+        GetSystemTimePreciseAsFileTime(&ft);
+        /* 100 ns units since 1601-01-01, which is 11644473600 s before 1970-01-01 */
+        uint64_t t = ((uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime) - 116444736000000000u;
+        now->tv_sec = (time_t)(t / 10000000u);
+        now->tv_nsec = (long)(t % 10000000u) * 100;
+    } else {
+        LARGE_INTEGER c, f;
+        QueryPerformanceCounter(&c); /* neither fails on Windows XP and later */
+        QueryPerformanceFrequency(&f);
+        uint64_t n = (uint64_t)c.QuadPart, hz = (uint64_t)f.QuadPart;
+        now->tv_sec = (time_t)(n / hz);
+        now->tv_nsec = (long)((n % hz) * (uint64_t)FASTSYNC__NSEC_PER_SEC / hz);
+    }
+}
+
+enum { FASTSYNC__WIN_WAIT, FASTSYNC__WIN_WAKE_ONE, FASTSYNC__WIN_WAKE_ALL };
+typedef BOOL(WINAPI *fastsync__wait_on_address_fn)(volatile VOID *, PVOID, SIZE_T, DWORD);
+typedef VOID(WINAPI *fastsync__wake_by_address_fn)(PVOID);
+
+/* The address of one of the three functions, or 0 where Windows has none. */
+FASTSYNC__COLD uintptr_t fastsync__win_fn(int which)
+{
+    static const char *const name[3] = { "WaitOnAddress", "WakeByAddressSingle", "WakeByAddressAll" };
+    static FASTSYNC__ATOMIC(uintptr_t) fn[3]; /* 0: not looked up; 1: missing; else the address */
+    /* relaxed: the address is all that is shared; the code it points to is kernelbase.dll's,
+     * mapped in every process before main. Threads that look it up at once find the same. */
+    uintptr_t f = atomic_load_explicit(&fn[which], memory_order_relaxed);
+    if (f == 0) {
+        HMODULE m = LoadLibraryW(L"api-ms-win-core-synch-l1-2-0.dll");
+        FARPROC p = m != NULL ? GetProcAddress(m, name[which]) : NULL;
+        f = p != NULL ? (uintptr_t)p : 1;
+        atomic_store_explicit(&fn[which], f, memory_order_relaxed);
+    }
+    return f == 1 ? 0 : f;
+}
+
+FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
+                                     clockid_t clock, const struct timespec *abstime)
+{
+    (void)shared; /* always 0: init refuses FASTSYNC_SHARED */
+    DWORD ms = INFINITE;
+    if (abstime != NULL) {
+        int64_t left = fastsync__until(clock, abstime); /* at most a second */
+        if (left <= 0) return ETIMEDOUT;
+        ms = (DWORD)((left + 999999) / 1000000); /* rounded up */
+    }
+    uintptr_t f = fastsync__win_fn(FASTSYNC__WIN_WAIT);
+    if (f != 0 && ((fastsync__wait_on_address_fn)f)(word, &expected, sizeof expected, ms))
+        return 0; /* woken, the word differed, or spuriously */
+    if (f == 0 || GetLastError() != ERROR_TIMEOUT)
+        Sleep(1); /* no WaitOnAddress, or it failed: a slice, never a busy loop */
+    return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+}
+
+FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
+{
+    (void)shared;
+    if (n == INT_MAX) {
+        uintptr_t f = fastsync__win_fn(FASTSYNC__WIN_WAKE_ALL);
+        if (f != 0) ((fastsync__wake_by_address_fn)f)(word);
+        return;
+    }
+    uintptr_t f = fastsync__win_fn(FASTSYNC__WIN_WAKE_ONE);
+    while (f != 0 && n-- > 0) ((fastsync__wake_by_address_fn)f)(word);
+}
+
+FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
+
 #else /* FASTSYNC_BACKEND_POSIX */
 /* ======================================================================================
  * Backend: POSIX wait table (macOS, the BSDs, ...; on Linux with FASTSYNC_BACKEND_POSIX)
@@ -664,7 +794,7 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
                 break;
             }
             struct timespec t;
-            clock_gettime(CLOCK_REALTIME, &t);
+            fastsync__clock_now(CLOCK_REALTIME, &t);
             t.tv_nsec += (long)left;
             while (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
                 t.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
@@ -752,7 +882,7 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t); /* cannot fail for CLOCK_MONOTONIC */
+    fastsync__clock_now(CLOCK_MONOTONIC, &t);
     uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
     t.tv_nsec += (long)(ns % FASTSYNC__NSEC_PER_SEC);
     if (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
@@ -782,7 +912,7 @@ FASTSYNC_API int fastsync__clock_args(clockid_t clock, const struct timespec *ab
 }
 
 /* Called once a wait knows it would block: EINVAL for a malformed deadline, ETIMEDOUT for
- * one already past (no syscall: clock_gettime is served by the vDSO), else 0. */
+ * one already past (no syscall: on Linux clock_gettime is served by the vDSO), else 0. */
 FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec *abstime)
 {
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;

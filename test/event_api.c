@@ -5,8 +5,10 @@
  * FASTSYNC_SHARED events in MAP_SHARED memory waking a sleeper in another process. */
 #include "harness.h"
 
+#if !defined(_WIN32) /* (for the test across fork, which Windows skips: no shared objects) */
 #include <sys/mman.h>
 #include <sys/wait.h>
+#endif
 
 static struct timespec ts(time_t sec, long nsec)
 {

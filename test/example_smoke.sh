@@ -17,6 +17,8 @@ if [ $# -ne 4 ]; then
     exit 2
 fi
 name=$1 root=$2 bin=$3 expect=$4
+exe= # the plain build's file name ends as the meson build's (.exe for Windows)
+case "$bin" in *.exe) exe=.exe ;; esac
 cc=${CC:-cc}
 limit=${EXAMPLE_TIMEOUT:-60}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fastsync-example.XXXXXX") || exit 1
@@ -34,8 +36,9 @@ read -r -a wrapper <<<"${MESON_EXE_WRAPPER:-}"
 
 # run BINARY LABEL: exit status and the expected line (points 2 and 3)
 run() {
-    timeout -k 5 "$limit" "${wrapper[@]}" "$1" >"$tmp/out" 2>&1
+    timeout -k 5 "$limit" "${wrapper[@]}" "$1" >"$tmp/out.raw" 2>&1
     local status=$?
+    tr -d '\r' <"$tmp/out.raw" >"$tmp/out" # Windows ends its lines with CR LF
     diag_file "$tmp/out"
     if [ $status = 124 ] || [ $status = 137 ]; then echo "# timed out after $limit s"; fi
     status_ok=1
@@ -55,7 +58,7 @@ echo "1..4"
 
 # 1. compile as a user would
 read -r -a ccwords <<<"$cc" # CC may carry words of its own ("ccache gcc", "gcc -m32")
-cmd=("${ccwords[@]}" -std=c11 -pthread "-I$root" "$root/examples/$name.c" -o "$tmp/$name")
+cmd=("${ccwords[@]}" -std=c11 -pthread "-I$root" "$root/examples/$name.c" -o "$tmp/$name$exe")
 "${cmd[@]}" >"$tmp/cc.log" 2>&1
 built=$?
 point $built "$name: builds with: $cc -std=c11 -pthread -I<root> <root>/examples/$name.c"
@@ -65,7 +68,7 @@ point $status_ok "$name (meson build): exits with status 0 (got $run_status)"
 point $line_ok "$name (meson build): prints \"$expect\""
 
 if [ $built = 0 ]; then
-    run "$tmp/$name"
+    run "$tmp/$name$exe"
     both=1
     [ $status_ok = 0 ] && [ $line_ok = 0 ] && both=0
     point $both "$name (plain cc build): exits 0 (got $run_status) and prints the expected line"

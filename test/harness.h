@@ -108,6 +108,13 @@ static inline void test_futex_wake(void *word, int n, int shared);
 #define FASTSYNC_FUTEX_WAIT test_futex_wait
 #define FASTSYNC_FUTEX_WAKE test_futex_wake
 #include "fastsync.h"
+#if defined(_WIN32)
+#undef far  /* <windows.h>'s 16-bit leftovers, and good names for deadlines */
+#undef near
+#endif
+#if !defined(CLOCK_BOOTTIME) /* Linux's number; elsewhere simply another clock to refuse */
+#define CLOCK_BOOTTIME ((clockid_t)7)
+#endif
 
 #ifdef FASTSYNC_TEST_INJECT
 /* Per-thread generator for the injected faults, seeded from the run's seed. */
@@ -400,6 +407,32 @@ static inline void test_init(void)
 
 static bool test_pinned;
 
+#if defined(_WIN32)
+static inline int test_ncpu(void)
+{
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return si.dwNumberOfProcessors > 0 ? (int)si.dwNumberOfProcessors : 1;
+}
+
+/* Pins the calling thread to the first CPU it may run on. */
+static inline void test_pin_self(void)
+{
+    DWORD_PTR proc = 0, sys = 0;
+    if (!GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys) || proc == 0) return;
+    (void)SetThreadAffinityMask(GetCurrentThread(), proc & (~proc + 1)); /* its lowest CPU */
+}
+
+/* Every thread started afterwards, and the caller, run on one CPU (true) or anywhere. */
+static inline void test_pin_all(bool pinned)
+{
+    test_pinned = pinned;
+    DWORD_PTR proc = 0, sys = 0;
+    if (pinned) test_pin_self();
+    else if (GetProcessAffinityMask(GetCurrentProcess(), &proc, &sys) && proc != 0)
+        (void)SetThreadAffinityMask(GetCurrentThread(), proc);
+}
+#else
 static inline int test_ncpu(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -434,6 +467,7 @@ static inline void test_pin_all(bool pinned)
         (void)sched_setaffinity(0, sizeof set, &set);
     }
 }
+#endif
 
 struct test_thread_arg { void *(*fn)(void *); void *arg; };
 
@@ -657,12 +691,19 @@ static inline void test_cwaiter_join_cancelled(struct test_cwaiter *w, const cha
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t cond; /* on CLOCK_MONOTONIC, set up by test_watchdog_start */
+    pthread_cond_t cond; /* on TEST_WD_CLOCK, set up by test_watchdog_start */
     pthread_t thread;
     bool running, stop, cond_ready;
     void (*dump)(void *);
     void *arg;
 } test_wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* winpthreads' condition variables wait on CLOCK_REALTIME only */
+#if defined(_WIN32)
+#define TEST_WD_CLOCK CLOCK_REALTIME
+#else
+#define TEST_WD_CLOCK CLOCK_MONOTONIC
+#endif
 
 static inline double test_watchdog_seconds(void) { return 20.0 * (test_scale() > 1 ? test_scale() : 1); }
 
@@ -670,7 +711,7 @@ static inline void *test_watchdog_main(void *unused)
 {
     (void)unused;
     struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
+    clock_gettime(TEST_WD_CLOCK, &end);
     double secs = test_watchdog_seconds();
     end.tv_sec += (time_t)secs;
     pthread_mutex_lock(&test_wd.lock);
@@ -681,7 +722,9 @@ static inline void *test_watchdog_main(void *unused)
             fflush(stdout);
             /* A dump can block on what hangs (a lock the stuck thread holds): SIGALRM's
              * default action then ends the process, rather than the runner's timeout. */
+#if !defined(_WIN32) /* (Windows has no alarm: there the dump is not bounded) */
             alarm(10);
+#endif
             if (test_wd.dump) test_wd.dump(test_wd.arg);
             bail("watchdog expired (seed %" PRIu64 ")", test_seed());
         }
@@ -694,7 +737,7 @@ static inline void test_watchdog_start(void (*dump)(void *), void *arg)
 {
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_condattr_setclock(&ca, TEST_WD_CLOCK);
     if (test_wd.cond_ready) pthread_cond_destroy(&test_wd.cond);
     test_wd.cond_ready = true;
     pthread_cond_init(&test_wd.cond, &ca);

@@ -55,6 +55,7 @@ cwarn="$warn -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition"
 cxxwarn="$warn -Wold-style-cast -Wzero-as-null-pointer-constant"
 n=0
 fail=0
+prog=prog
 check() { # name compiler args...
     local name=$1; shift
     n=$((n + 1))
@@ -63,7 +64,7 @@ check() { # name compiler args...
         return
     fi
     local out
-    if out=$(cd "$dir" && "$@" -o "$dir/prog" 2>&1 && "${wrapper[@]}" "$dir/prog" 2>&1); then
+    if out=$(cd "$dir" && "$@" -o "$dir/$prog" 2>&1 && "${wrapper[@]}" "$dir/$prog" 2>&1); then
         echo "ok $n - $name"
     else
         echo "not ok $n - $name"
@@ -74,11 +75,18 @@ check() { # name compiler args...
 read -r -a wrapper <<<"${MESON_EXE_WRAPPER:-}"
 if [ -n "${TARGET_CC:-}" ]; then
     read -r -a tcc <<<"$TARGET_CC"
+    clang_extra=()
+    case "$TARGET_TRIPLE" in
+    *mingw*) # Windows: programs end in .exe (wine wants it), and Debian's clang does not
+             # find mingw-w64's libgcc by itself
+        prog=prog.exe
+        clang_extra=("-L$(dirname "$("${tcc[0]}" -print-libgcc-file-name)")") ;;
+    esac
     # the build's own flags (c_args, c_link_args) follow the compiler in TARGET_CC
     for opt in -O0 -O2; do
         check "$TARGET_CC -std=c11 $opt, fastsync.h alone" "${tcc[@]}" -std=c11 $opt $cwarn -pthread use.c
         check "clang --target=$TARGET_TRIPLE -std=c11 $opt" clang "--target=$TARGET_TRIPLE" "${tcc[@]:1}" \
-            -std=c11 $opt $cwarn -pthread use.c
+            "${clang_extra[@]}" -std=c11 $opt $cwarn -pthread use.c
     done
     echo "1..$n"
     exit $fail

@@ -29,6 +29,11 @@ static inline int tap_next(void)
     return atomic_fetch_add_explicit(&tap_count, 1, memory_order_relaxed) + 1;
 }
 
+#if defined(_WIN32) /* the C runtime's names for them */
+#define flockfile _lock_file
+#define funlockfile _unlock_file
+#endif
+
 static inline void tap_vline(const char *prefix, const char *fmt, va_list ap)
 {
     flockfile(stdout);
