@@ -147,7 +147,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#if !defined(__USE_GNU)
+#if !defined(_GNU_SOURCE) || (defined(__GLIBC__) && !defined(__USE_GNU))
 #error "test/os2/os2.h (the OS/2 double) needs _GNU_SOURCE: build with -D_GNU_SOURCE or include it first"
 #endif
 
