@@ -10,14 +10,6 @@
 #include <sys/wait.h>
 #endif
 
-static struct timespec ts(time_t sec, long nsec)
-{
-    struct timespec t;
-    t.tv_sec = sec;
-    t.tv_nsec = nsec;
-    return t;
-}
-
 static unsigned long syscalls(void) { return test_kernel_waits() + test_kernel_wakes(); }
 
 /* A thread blocked in one wait, for the tests that need a real sleeper. */
@@ -202,9 +194,9 @@ int main(void)
     /* deadlines on a reset event: errors, and no futex call for any of them */
     fastsync_event_init(&e, false, 0);
     unsigned long s0 = syscalls();
-    struct timespec past = ts(1, 0), neg = ts(-5, 0), negbad = ts(-5, -1), badn = ts(1, 1000000000L),
-                    negn = ts(1, -1);
-    struct timespec badfuture = ts(fastsync_deadline_in(60000000000u).tv_sec, 1000000000L);
+    struct timespec past = test_ts(1, 0), neg = test_ts(-5, 0), negbad = test_ts(-5, -1), badn = test_ts(1, 1000000000L),
+                    negn = test_ts(1, -1);
+    struct timespec badfuture = test_ts(fastsync_deadline_in(60000000000u).tv_sec, 1000000000L);
     is_int(fastsync_event_timedwait(&e, NULL), EINVAL, "reset: timedwait, NULL deadline: EINVAL");
     is_int(fastsync_event_clockwait(&e, CLOCK_MONOTONIC, NULL), EINVAL, "reset: clockwait, NULL deadline: EINVAL");
     is_int(fastsync_event_clockwait(&e, CLOCK_PROCESS_CPUTIME_ID, &past), EINVAL, "reset: clockwait, CPU-time clock: EINVAL");

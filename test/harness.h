@@ -9,6 +9,7 @@
  *   test_kernel_waits()/wakes()  sleeping and waking kernel calls made so far
  *   test_after_futex_wait        (Linux) a function the futex layer calls in the waiting
  *                                thread after each wait that reached the kernel
+ *   test_after_futex_wake        (Linux) the same in the waking thread after each wake
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
@@ -102,6 +103,9 @@ static _Atomic(unsigned long) test_waits_made, test_wakes_made;
 /* Called in the waiting thread after each futex wait that reached the kernel, when set (set
  * it before the threads start): a test's window inside a registered waiter's sleep. */
 static void (*test_after_futex_wait)(void);
+/* Called in the waking thread after each futex wake, when set (set it before the threads
+ * start): a window after a wake, in which the woken thread may run and free the object. */
+static void (*test_after_futex_wake)(void);
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime);
 static inline void test_futex_wake(void *word, int n, int shared);
@@ -147,6 +151,7 @@ static inline void test_futex_wake(void *word, int n, int shared)
     /* relaxed: a statistic, read after the threads are joined. */
     atomic_fetch_add_explicit(&test_wakes_made, 1, memory_order_relaxed);
     fastsync__wake_sys(word, n, shared);
+    if (test_after_futex_wake) test_after_futex_wake();
 }
 
 static inline unsigned long test_kernel_waits(void) { return atomic_load(&test_waits_made); }
@@ -292,6 +297,20 @@ static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
          fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
 }
 
+/* The mutex's state field: 0 unlocked, 1 locked, 2 locked with a possible sleeper. */
+static inline uint32_t test_mutex_state(const fastsync_mutex_t *m)
+{
+    return fastsync__mx_state(atomic_load_explicit(&m->state, memory_order_relaxed));
+}
+
+static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
+{
+    static const char *const state[4] = { "UNLOCKED", "LOCKED", "CONTENDED", "?" };
+    uint32_t v = atomic_load_explicit(&m->state, memory_order_relaxed);
+    diag("%s: word 0x%08" PRIx32 " (%s, shared %d)", what, v, state[fastsync__mx_state(v)],
+         (v & FASTSYNC__MX_SHARED) != 0);
+}
+
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)
 {
     static const char *const state[4] = { "SET", "FREE", "?", "BUSY" };
@@ -327,6 +346,15 @@ static inline double test_scale(void)
 }
 
 /* A timespec in nanoseconds, signed: deadlines in the past may be negative. */
+/* A timespec from its two fields (a deadline with a bad field, say). */
+static inline struct timespec test_ts(time_t sec, long nsec)
+{
+    struct timespec t;
+    t.tv_sec = sec;
+    t.tv_nsec = nsec;
+    return t;
+}
+
 static inline int64_t test_ts_ns(struct timespec t) { return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec; }
 
 /* ns (not negative) as a timespec. */
@@ -760,5 +788,51 @@ static inline void test_watchdog_stop(void)
     pthread_join(test_wd.thread, NULL);
     test_wd.running = false;
 }
+
+
+/* ---- a child process (tests of FASTSYNC_SHARED objects across fork; not on Windows) ---- */
+#if !defined(_WIN32)
+#include <signal.h>
+#include <sys/wait.h>
+
+static pid_t test_child = -1; /* the child a dump should kill, -1: none */
+
+/* Forks; the child runs fn and exits with its result (0 = all good). The child arms alarm()
+ * so that it never outlives a hung parent for long. */
+static inline pid_t test_spawn(int (*fn)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) bail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        alarm((unsigned)test_watchdog_seconds() + 5); /* SIGALRM kills a child left hanging */
+        _exit(fn());
+    }
+    test_child = pid;
+    return pid;
+}
+
+/* Waits for the child; returns its exit code, or 100 + signal, or -1. */
+static inline int test_reap(pid_t pid)
+{
+    int status;
+    pid_t r;
+    while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    test_child = -1;
+    if (r != pid) return -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 100 + WTERMSIG(status);
+    return -1;
+}
+
+/* For a dump: kills the child, if there is one. */
+static inline void test_kill_child(void)
+{
+    if (test_child > 0) {
+        diag("killing child %d", (int)test_child);
+        kill(test_child, SIGKILL);
+    }
+}
+#endif
 
 #endif

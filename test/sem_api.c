@@ -4,14 +4,6 @@
  * is initialized again before it is used again (on OS/2 destroy closes its semaphores). */
 #include "harness.h"
 
-static struct timespec ts(time_t sec, long nsec)
-{
-    struct timespec t;
-    t.tv_sec = sec;
-    t.tv_nsec = nsec;
-    return t;
-}
-
 static void dump(void *s) { test_dump_sem("sem", (fastsync_sem_t *)s); }
 
 static void *wait_once(void *p)
@@ -70,7 +62,7 @@ int main(void)
 
     /* deadlines, on an empty semaphore: nothing sleeps */
     unsigned long waits0 = test_kernel_waits();
-    struct timespec past = ts(1, 0), neg = ts(-5, 0), badn = ts(1, 1000000000L), negn = ts(1, -1);
+    struct timespec past = test_ts(1, 0), neg = test_ts(-5, 0), badn = test_ts(1, 1000000000L), negn = test_ts(1, -1);
     is_int(fastsync_sem_timedwait(&s, &past), ETIMEDOUT, "timedwait, deadline past: ETIMEDOUT");
     is_int(fastsync_sem_timedwait(&s, &neg), ETIMEDOUT, "timedwait, negative tv_sec: ETIMEDOUT");
     is_int(fastsync_sem_timedwait(&s, &badn), EINVAL, "timedwait, tv_nsec = 1e9: EINVAL");

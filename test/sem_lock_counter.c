@@ -5,11 +5,34 @@
  * ETIMEDOUT). The final counter equals the number of critical sections exactly, no two
  * threads are ever inside at once, the value ends at 1 and no waiter is left registered.
  * Modes: spread over the CPUs and pinned to one CPU, with 4 threads and with more threads
- * than CPUs. */
+ * than CPUs. mutex_lock_counter.c runs the same over fastsync_mutex_t (lock, trylock,
+ * timedlock/clocklock), defining LOCK_MUTEX. */
 #include "harness.h"
 
+#if defined(LOCK_MUTEX)
+static fastsync_mutex_t lock;
+#define LOCK_INIT() fastsync_mutex_init(&lock, 0)
+#define LOCK_WAIT() fastsync_mutex_lock(&lock)
+#define LOCK_TRY() fastsync_mutex_trylock(&lock)
+#define LOCK_TRY_BUSY EBUSY
+#define LOCK_TIMED(d) fastsync_mutex_timedlock(&lock, d)
+#define LOCK_CLOCK(c, d) fastsync_mutex_clocklock(&lock, c, d)
+#define LOCK_RELEASE() fastsync_mutex_unlock(&lock)
+#define LOCK_DUMP() test_dump_mutex("lock", &lock)
+static const char *const how_name[] = { "lock", "trylock", "timedlock/clocklock" };
+#else
+static fastsync_sem_t lock;
+#define LOCK_INIT() fastsync_sem_init(&lock, 1, 0)
+#define LOCK_WAIT() fastsync_sem_wait(&lock)
+#define LOCK_TRY() fastsync_sem_trywait(&lock)
+#define LOCK_TRY_BUSY EAGAIN
+#define LOCK_TIMED(d) fastsync_sem_timedwait(&lock, d)
+#define LOCK_CLOCK(c, d) fastsync_sem_clockwait(&lock, c, d)
+#define LOCK_RELEASE() fastsync_sem_post(&lock)
+#define LOCK_DUMP() test_dump_sem("lock", &lock)
+static const char *const how_name[] = { "wait", "trywait", "timedwait/clockwait" };
+#endif
 enum { HOW_WAIT, HOW_TRYWAIT, HOW_TIMED, HOW_N };
-static const char *const how_name[HOW_N] = { "wait", "trywait", "timedwait/clockwait" };
 
 struct worker {
     unsigned id;
@@ -22,7 +45,6 @@ struct worker {
     int bad_code;
 };
 
-static fastsync_sem_t lock;
 static unsigned long counter; /* plain: guarded by `lock` alone */
 static _Atomic(int) inside;
 static _Atomic(unsigned long) overlaps;
@@ -33,7 +55,7 @@ static int nworkers;
 static void dump(void *unused)
 {
     (void)unused;
-    test_dump_sem("lock", &lock);
+    LOCK_DUMP();
     /* relaxed: progress counters read for the dump only. */
     diag("threads inside: %d, overlaps seen: %lu", atomic_load_explicit(&inside, memory_order_relaxed),
          atomic_load_explicit(&overlaps, memory_order_relaxed));
@@ -59,12 +81,12 @@ static int take(struct worker *w)
     int r;
     switch (how) {
     case HOW_WAIT:
-        r = fastsync_sem_wait(&lock);
+        r = LOCK_WAIT();
         check_code(w, r, 0);
         break;
     case HOW_TRYWAIT:
-        for (unsigned tries = 1; (r = fastsync_sem_trywait(&lock)) != 0; tries++) {
-            check_code(w, r, EAGAIN);
+        for (unsigned tries = 1; (r = LOCK_TRY()) != 0; tries++) {
+            check_code(w, r, LOCK_TRY_BUSY);
             w->eagains++;
             if (tries % 8 == 0) sched_yield(); /* let the holder run when pinned */
         }
@@ -74,9 +96,9 @@ static int take(struct worker *w)
             clockid_t clock = test_rand(&w->rng) % 3 == 0 ? CLOCK_REALTIME : CLOCK_MONOTONIC;
             struct timespec d = test_deadline_on(clock, test_rand(&w->rng) % 200000u);
             if (clock == CLOCK_MONOTONIC && test_rand(&w->rng) % 2)
-                r = fastsync_sem_timedwait(&lock, &d);
+                r = LOCK_TIMED(&d);
             else
-                r = fastsync_sem_clockwait(&lock, clock, &d);
+                r = LOCK_CLOCK(clock, &d);
             if (r == 0) break;
             check_code(w, r, ETIMEDOUT);
             w->timeouts++;
@@ -110,7 +132,7 @@ static void *worker_main(void *p)
         /* relaxed: progress for the dump. */
         atomic_store_explicit(&w->done, done, memory_order_relaxed);
         atomic_store_explicit(&w->where, 0, memory_order_relaxed);
-        int r = fastsync_sem_post(&lock);
+        int r = LOCK_RELEASE();
         check_code(w, r, 0);
     }
     return NULL;
@@ -119,7 +141,7 @@ static void *worker_main(void *p)
 static void run(const char *name, bool pinned, int n, double ms)
 {
     test_pin_all(pinned);
-    fastsync_sem_init(&lock, 1, 0);
+    LOCK_INIT();
     counter = 0;
     atomic_store_explicit(&overlaps, 0, memory_order_relaxed); /* relaxed: before the threads start */
     workers = (struct worker *)calloc((size_t)n, sizeof *workers);
@@ -149,7 +171,7 @@ static void run(const char *name, bool pinned, int n, double ms)
         bad += workers[i].bad;
         if (workers[i].bad) bad_code = workers[i].bad_code;
     }
-    diag("%s, %d threads: %lu sections (%s %lu, %s %lu, %s %lu), %lu EAGAIN and %lu ETIMEDOUT "
+    diag("%s, %d threads: %lu sections (%s %lu, %s %lu, %s %lu), %lu busy and %lu ETIMEDOUT "
          "retries, %lu futex waits, %lu wakes",
          name, n, sections, how_name[0], by[0], how_name[1], by[1], how_name[2], by[2], eagains,
          timeouts, test_kernel_waits() - waits0, test_kernel_wakes() - wakes0);
@@ -159,8 +181,13 @@ static void run(const char *name, bool pinned, int n, double ms)
     is_int(overlapped, 0, "%s, %d threads: never two threads inside", name, n);
     if (!is_int(bad, 0, "%s, %d threads: only the expected return codes", name, n))
         diag("  last unexpected code: %d", bad_code);
+#if defined(LOCK_MUTEX)
+    is_int(test_mutex_state(&lock), 0, "%s, %d threads: unlocked at the end", name, n);
+    is_int(fastsync_mutex_destroy(&lock), 0, "%s, %d threads: destroy says 0", name, n);
+#else
     is_int(fastsync_sem_getvalue(&lock), 1, "%s, %d threads: value back to 1", name, n);
     is_int(fastsync_sem_destroy(&lock), 0, "%s, %d threads: no waiter left registered", name, n);
+#endif
     free(t);
     free(workers);
     workers = NULL;

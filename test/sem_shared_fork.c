@@ -12,9 +12,7 @@
  * child also arms alarm() so that it never outlives a hung parent for long. */
 #include "harness.h"
 
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
 #define ROUNDS 10000
 
@@ -26,7 +24,6 @@ struct shm {
 };
 
 static struct shm *m;
-static pid_t child = -1;
 static _Atomic(unsigned long) parent_at;
 
 static void dump(void *unused)
@@ -42,37 +39,7 @@ static void dump(void *unused)
          atomic_load_explicit(&parent_at, memory_order_relaxed),
          atomic_load_explicit(&m->child_at, memory_order_relaxed),
          atomic_load_explicit(&m->child_phase, memory_order_relaxed));
-    if (child > 0) {
-        diag("killing child %d", (int)child);
-        kill(child, SIGKILL);
-    }
-}
-
-/* Forks; the child runs fn and exits with its result (0 = all good). */
-static pid_t spawn(int (*fn)(void))
-{
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) bail("fork: %s", strerror(errno));
-    if (pid == 0) {
-        alarm((unsigned)test_watchdog_seconds() + 5); /* SIGALRM kills a child left hanging */
-        _exit(fn());
-    }
-    child = pid;
-    return pid;
-}
-
-/* Waits for the child; returns its exit code, or 100 + signal, or -1. */
-static int reap(pid_t pid)
-{
-    int status;
-    pid_t r;
-    while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
-    child = -1;
-    if (r != pid) return -1;
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 100 + WTERMSIG(status);
-    return -1;
+    test_kill_child();
 }
 
 /* ---- children: only fastsync calls, no stdio; the exit code tells what went wrong ---- */
@@ -135,7 +102,7 @@ static void pingpong(const char *name, bool pinned)
     atomic_store_explicit(&parent_at, 0, memory_order_relaxed);
     atomic_store_explicit(&m->child_at, 0, memory_order_relaxed);
     unsigned long w0 = test_kernel_waits(), k0 = test_kernel_wakes();
-    pid_t pid = spawn(child_pingpong);
+    pid_t pid = test_spawn(child_pingpong);
     int errors = 0;
     for (unsigned long i = 0; i < ROUNDS; i++) {
         if (m->counter != 2 * i) errors |= 2; /* the child's increment must be visible */
@@ -145,7 +112,7 @@ static void pingpong(const char *name, bool pinned)
         /* relaxed: progress for the dump. */
         atomic_store_explicit(&parent_at, i + 1, memory_order_relaxed);
     }
-    is_int(reap(pid), 0, "ping-pong %s: the child exited with 0 (its waits, posts and counts were right)", name);
+    is_int(test_reap(pid), 0, "ping-pong %s: the child exited with 0 (its waits, posts and counts were right)", name);
     is_int(errors, 0, "ping-pong %s: the parent's waits, posts and counts were right", name);
     is_int(m->counter, 2 * ROUNDS, "ping-pong %s: counter == 2 x %d", name, ROUNDS);
     is_int(fastsync_sem_getvalue(&m->ping) + fastsync_sem_getvalue(&m->pong), 0, "ping-pong %s: both values 0", name);
@@ -173,7 +140,7 @@ int main(void)
     test_pin_all(false);
 
     /* the child blocks, the parent posts late */
-    pid_t pid = spawn(child_late);
+    pid_t pid = test_spawn(child_late);
     uint64_t end = test_box_end(5000);
     while (fastsync_sem_destroy(&m->late) != EBUSY && test_box_open(end)) test_sleep_ns(100000);
     is_int(fastsync_sem_destroy(&m->late), EBUSY, "late post: the child is registered as a waiter (EBUSY)");
@@ -182,21 +149,21 @@ int main(void)
     is_int(atomic_load_explicit(&m->child_phase, memory_order_relaxed), 1,
            "late post: the child is still waiting after 50 ms");
     is_int(fastsync_sem_post(&m->late), 0, "late post: post");
-    is_int(reap(pid), 0, "late post: the child returned with the token and exited with 0");
+    is_int(test_reap(pid), 0, "late post: the child returned with the token and exited with 0");
     is_int(fastsync_sem_getvalue(&m->late), 0, "late post: value 0");
     is_int(fastsync_sem_destroy(&m->late), 0, "late post: no waiter left registered");
 
     /* the other way: the parent waits for the child's post */
-    pid = spawn(child_post_back);
+    pid = test_spawn(child_post_back);
     struct timespec far = fastsync_deadline_in(3600 * 1000000000ull);
     is_int(fastsync_sem_timedwait(&m->back, &far), 0, "the other way: the parent's timedwait got the child's post");
-    is_int(reap(pid), 0, "the other way: the child exited with 0");
+    is_int(test_reap(pid), 0, "the other way: the child exited with 0");
     is_int(fastsync_sem_getvalue(&m->back), 0, "the other way: value 0");
     is_int(fastsync_sem_destroy(&m->back), 0, "the other way: no waiter left registered");
 
     /* timeout in the child */
-    pid = spawn(child_timeout);
-    is_int(reap(pid), 0, "timeout: the child's 30 ms timedwait gave ETIMEDOUT, not early, and left no waiter");
+    pid = test_spawn(child_timeout);
+    is_int(test_reap(pid), 0, "timeout: the child's 30 ms timedwait gave ETIMEDOUT, not early, and left no waiter");
     is_int(fastsync_sem_getvalue(&m->timed), 0, "timeout: value 0");
     is_int(fastsync_sem_destroy(&m->timed), 0, "timeout: no waiter left registered, seen by the parent");
 

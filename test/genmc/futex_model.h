@@ -115,4 +115,28 @@ static inline void model_wake(void *word, int n)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
+
+/* fastsync.h's seam over the model: a harness includes this file, then fastsync.h. A wait
+ * that ends cancelled calls model_on_cancelled (the harness's cleanup; it does not return). */
+#include <time.h>
+static void (*model_on_cancelled)(void);
+
+static inline int model_futex_wait(void *w, uint32_t v, int sh, clockid_t c, const struct timespec *t)
+{
+    (void)sh;
+    (void)c;
+    (void)t;
+    if (model_wait(w, v) == MODEL_CANCELLED && model_on_cancelled) model_on_cancelled();
+    return 0;
+}
+
+static inline void model_futex_wake(void *w, int n, int sh)
+{
+    (void)sh;
+    model_wake(w, n);
+}
+#define FASTSYNC_FUTEX_WAIT model_futex_wait
+#define FASTSYNC_FUTEX_WAKE model_futex_wake
+#define __builtin_ia32_pause() ((void)0)
+
 #endif

@@ -3,8 +3,8 @@
 # test/genmc/run.sh ROOT HARNESS [PLANT.patch] - runs one GenMC harness over copies of
 # fastsync.h and fastsync_os2.h. Without a patch the harness must pass ("No errors were
 # detected"). With one, the patch plants a mistake in the copies and GenMC must catch it: a
-# failed assert or a liveness violation; a patch that no longer applies fails the test
-# (update the patch with the header). Exit 77 (meson: skipped) where genmc is not installed.
+# failed assert, a liveness violation or a race on a plain variable; a patch that no longer
+# applies fails the test (update the patch with the header). Exit 77 (meson: skipped) where genmc is not installed.
 set -u
 root=$1 harness=$2 plant=${3:-}
 if ! command -v genmc >/dev/null 2>&1; then
@@ -39,8 +39,8 @@ if grep -q "No errors were detected" "$work/log"; then
     echo "FAIL: the planted mistake $(basename "$plant") was not caught"
     exit 1
 fi
-if grep -Eq "Assertion violation|Liveness violation|Safety violation" "$work/log"; then
-    grep -E "Assertion violation|Liveness violation|Safety violation" "$work/log" | head -n 3
+if grep -Eq "Assertion violation|Liveness violation|Safety violation|Non-atomic race" "$work/log"; then
+    grep -E "Assertion violation|Liveness violation|Safety violation|Non-atomic race" "$work/log" | head -n 3
     echo "ok: the planted mistake $(basename "$plant") was caught"
     exit 0
 fi

@@ -12,28 +12,6 @@
 #define FASTSYNC_SPIN_YIELDS 0
 #define MODEL_WORD64
 #include "futex_model.h"
-#include <time.h>
-
-struct fastsync_sem;
-static struct fastsync_sem *target_sem;
-static void target_cancelled(void);
-
-static int fw(void *w, uint32_t v, int sh, clockid_t c, const struct timespec *t)
-{
-    (void)sh;
-    (void)c;
-    (void)t;
-    if (model_wait(w, v) == MODEL_CANCELLED) target_cancelled(); /* does not return */
-    return 0;
-}
-static void fk(void *w, int n, int sh)
-{
-    (void)sh;
-    model_wake(w, n);
-}
-#define FASTSYNC_FUTEX_WAIT fw
-#define FASTSYNC_FUTEX_WAKE fk
-#define __builtin_ia32_pause() ((void)0)
 #include "fastsync.h"
 
 static fastsync_sem_t s;
@@ -79,6 +57,7 @@ int main(void)
 {
     pthread_t t[4];
     fastsync_sem_init(&s, 0, 0);
+    model_on_cancelled = target_cancelled; /* before the threads: only the target can be cancelled */
     pthread_create(&t[0], NULL, plain_waiter, NULL);
     pthread_create(&t[1], NULL, target_waiter, NULL);
     pthread_create(&t[2], NULL, poster, NULL);
