@@ -1552,14 +1552,17 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     /* relaxed: a poll; the lock is taken by an acquire RMW below. */
     uint32_t v = atomic_load_explicit(&m->state, memory_order_relaxed);
     const uint32_t shared = v & FASTSYNC__MX_SHARED;
-    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
+    for (int i = 0;; i++) {
         if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
         /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
-         * relaxed: `v` is the fresh poll. */
+         * relaxed: `v` is the fresh poll. Tried once even without spinning: a shared mutex's
+         * lock always comes here (its word holds the shared bit), and would otherwise take
+         * the mutex as CONTENDED and make its unlock wake. */
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
             atomic_compare_exchange_weak_explicit(&m->state, &v, v | FASTSYNC__MX_LOCKED,
                                                   memory_order_acquire, memory_order_relaxed))
             return 0;
+        if (i >= FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS) break;
         if (i < FASTSYNC_SPIN)
             fastsync__cpu_relax();
         else
