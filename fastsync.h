@@ -16,9 +16,8 @@
  * lock-free 64-bit atomics (x86-64, i686, AArch64, ARMv7, RISC-V 64, POWER, s390x); gcc >= 7,
  * clang >= 6, g++/clang++ as C++11 or later (std::atomic, same object layout as C). Windows
  * 8 and later with mingw-w64 gcc (nothing to link: no -pthread, no synchronization.lib).
- * Other POSIX systems (macOS, the BSDs) through the POSIX backend. OS/2: fastsync_os2.h, the
- * same API for the semaphore and the event (no mutex yet), is included instead when __OS2__
- * is defined.
+ * Other POSIX systems (macOS, the BSDs) through the POSIX backend. OS/2 (GCC with kLIBC,
+ * OpenWatcom -za99) through the OS/2 backend, fastsync_os2.h, which this header includes.
  *
  * Backends (below the seam; see "The seam" and the top of the code). One is chosen at compile
  * time; FASTSYNC_BACKEND names it, FASTSYNC_HAS_SHARED says whether it has FASTSYNC_SHARED:
@@ -37,7 +36,12 @@
  *                           in whole ms rounded up, never returning early. No cancellation
  *                           points (Windows has no thread cancellation). The default on
  *                           Windows.
- *   FASTSYNC_BACKEND_OS2    "os2"    fastsync_os2.h (its own manual).
+ *   FASTSYNC_BACKEND_OS2    "os2"    fastsync_os2.h: a wait table on OS/2 semaphores, one
+ *                           for the system, in named shared memory (its manual is at its
+ *                           top). Shared: yes (in memory OS/2 maps at the same address in
+ *                           every process). Clocks: MONOTONIC, REALTIME. No cancellation
+ *                           points. Without <stdatomic.h> (OpenWatcom) every atomic
+ *                           operation runs under the table's locks. Always, and only, on OS/2.
  * The guarantees below hold on each; "FUTEX_WAKE" and "syscall" then mean the backend's wake
  * and its sleeping call. Tested on x86-64 (glibc and musl), and under
  * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
@@ -191,6 +195,14 @@
  *   FASTSYNC_NO_CANCEL    waits are not cancellation points (on Linux no pthread call at all;
  *                         the POSIX backend disables cancellation around its sleep).
  *
+ * Contents (each part below starts with a banner of '='):
+ *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
+ *   the backends      Linux futex; Windows; POSIX wait table; OS/2 (fastsync_os2.h)
+ *   deadlines         deadline_in and the argument checks every wait shares
+ *   the primitives    semaphore, manual-reset event, mutex: each written once, over the seam
+ *   before them       configuration, and the atomics layer (C11, C++11 std::atomic, or OS/2's
+ *                     locked operations) that every primitive goes through
+ *
  * Under a strict -std=c11 the C library hides clock_gettime and syscall; fastsync.h then
  * defines _DEFAULT_SOURCE itself, which works when it is the first header included (or
  * define _DEFAULT_SOURCE / _POSIX_C_SOURCE 200809L yourself).
@@ -203,21 +215,25 @@
 #define FASTSYNC_VERSION_MINOR 2
 #define FASTSYNC_VERSION_PATCH 0
 
-#if defined(__OS2__)
-#include "fastsync_os2.h"
-#else
-
 /* The backend: the part below the seam that knows the platform (see "The seam"). Exactly one
  * FASTSYNC_BACKEND_<name> is defined after the #include; define one before it to choose:
  *   FASTSYNC_BACKEND_LINUX    futex(2); the default on Linux.
  *   FASTSYNC_BACKEND_WINDOWS  WaitOnAddress; the default on Windows.
  *   FASTSYNC_BACKEND_POSIX    a wait table on pthread mutexes and condition variables; the
  *                             default on other POSIX systems, and a choice on Linux.
+ *   FASTSYNC_BACKEND_OS2      fastsync_os2.h: a wait table on OS/2 semaphores; always, and
+ *                             only, where __OS2__ is defined (a choice made for the other
+ *                             systems a project builds on is set aside there).
  * FASTSYNC_BACKEND names it as a string; FASTSYNC_HAS_SHARED says whether FASTSYNC_SHARED
  * objects work (1) or init refuses them with EINVAL (0). Every file of a program that shares
  * an object must choose the same one (in C and in C++): a futex sleeper and a table waker
  * never meet. */
-#if defined(FASTSYNC_BACKEND_POSIX)
+#if defined(__OS2__)
+#undef FASTSYNC_BACKEND_POSIX
+#undef FASTSYNC_BACKEND_LINUX
+#undef FASTSYNC_BACKEND_WINDOWS
+#define FASTSYNC_BACKEND_OS2 1
+#elif defined(FASTSYNC_BACKEND_POSIX)
 #elif defined(FASTSYNC_BACKEND_WINDOWS) || defined(_WIN32)
 #undef FASTSYNC_BACKEND_WINDOWS
 #define FASTSYNC_BACKEND_WINDOWS 1
@@ -233,6 +249,9 @@
 #elif defined(FASTSYNC_BACKEND_WINDOWS)
 #define FASTSYNC_BACKEND "windows"
 #define FASTSYNC_HAS_SHARED 0
+#elif defined(FASTSYNC_BACKEND_OS2)
+#define FASTSYNC_BACKEND "os2"
+#define FASTSYNC_HAS_SHARED 1
 #else
 #define FASTSYNC_BACKEND "posix"
 #define FASTSYNC_HAS_SHARED 0
@@ -253,7 +272,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-#if defined(FASTSYNC_BACKEND_WINDOWS)
+#if defined(FASTSYNC_BACKEND_OS2)
+#include "fastsync_os2.h" /* its part 1: <os2.h>, the clocks, whether it has atomics */
+#elif defined(FASTSYNC_BACKEND_WINDOWS)
 #include <windows.h>
 #if !defined(CLOCK_MONOTONIC) /* mingw-w64 has them (pthread_time.h); MSVC has not */
 typedef int clockid_t;
@@ -280,12 +301,17 @@ long syscall(long number, ...);
 #endif
 
 #ifndef FASTSYNC_API
+#if defined(__WATCOMC__)
+#define FASTSYNC_API static __inline
+#else
 #define FASTSYNC_API static inline
+#endif
 #endif
 
 /* Waits that sleep are POSIX cancellation points, unless FASTSYNC_NO_CANCEL is defined (or the
  * system has no cancellation: Android's bionic, Windows). */
-#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS)
+#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || \
+    defined(FASTSYNC_BACKEND_OS2)
 #define FASTSYNC__CANCEL 0
 #else
 #define FASTSYNC__CANCEL 1
@@ -323,17 +349,28 @@ long syscall(long number, ...);
 #define FASTSYNC_SPIN_YIELDS 16
 #endif
 
-/* Atomics: the code is written in C11's spelling. In C they come from <stdatomic.h>; in C++
- * (11 and later) from <atomic>, which has the same functions and orders under the same names
- * in std (what C++23's <stdatomic.h> declares globally, declared here for the ones this header
- * uses), and FASTSYNC__ATOMIC(T) is std::atomic<T>: for the lock-free integers used here it
- * has the size, alignment and representation of C's _Atomic(T) under gcc and clang, so a C
- * library and a C++ program share objects (test: c_cxx_share). */
+/* Atomics: the one layer every primitive goes through. Its operations are C11's generic
+ * functions under short names, with C11's memory orders:
+ *   fastsync__load(p, mo)  fastsync__store(p, v, mo)  fastsync__exchange(p, v, mo)
+ *   fastsync__cas_weak(p, &expected, desired, success, failure)  fastsync__cas_strong(...)
+ *   fastsync__fetch_add(p, v, mo)  fastsync__fetch_sub(p, v, mo)  fastsync__fetch_or(p, v, mo)
+ *   fastsync__fence(mo)                                           (atomic_thread_fence)
+ * on words declared FASTSYNC__ATOMIC(uint32_t) or FASTSYNC__ATOMIC(uint64_t). In C they are
+ * <stdatomic.h>'s; in C++ (11 and later) <atomic>'s, which has the same functions and orders
+ * under the same names in std, and FASTSYNC__ATOMIC(T) is std::atomic<T>: for the lock-free
+ * integers used here it has the size, alignment and representation of C's _Atomic(T) under
+ * gcc and clang, so a C library and a C++ program share objects (test: c_cxx_share). Where
+ * the compiler has no atomics (OS/2 with OpenWatcom: FASTSYNC__LOCKED_ATOMICS),
+ * fastsync_os2.h defines them as operations under a lock (its part 2). */
+#if defined(FASTSYNC__LOCKED_ATOMICS)
+#define FASTSYNC__ATOMIC(T) T
+#else
 #ifdef __cplusplus
 #include <atomic>
 #define FASTSYNC__ATOMIC(T) std::atomic<T>
 using std::atomic_compare_exchange_strong_explicit;
 using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_exchange_explicit;
 using std::atomic_fetch_add_explicit;
 using std::atomic_fetch_or_explicit;
 using std::atomic_fetch_sub_explicit;
@@ -350,6 +387,16 @@ using std::memory_order_seq_cst;
 #include <stdatomic.h>
 #define FASTSYNC__ATOMIC(T) _Atomic(T)
 #endif
+#define fastsync__load(p, mo) atomic_load_explicit(p, mo)
+#define fastsync__store(p, v, mo) atomic_store_explicit(p, v, mo)
+#define fastsync__exchange(p, v, mo) atomic_exchange_explicit(p, v, mo)
+#define fastsync__cas_weak(p, e, d, s, f) atomic_compare_exchange_weak_explicit(p, e, d, s, f)
+#define fastsync__cas_strong(p, e, d, s, f) atomic_compare_exchange_strong_explicit(p, e, d, s, f)
+#define fastsync__fetch_add(p, v, mo) atomic_fetch_add_explicit(p, v, mo)
+#define fastsync__fetch_sub(p, v, mo) atomic_fetch_sub_explicit(p, v, mo)
+#define fastsync__fetch_or(p, v, mo) atomic_fetch_or_explicit(p, v, mo)
+#define fastsync__fence(mo) atomic_thread_fence(mo)
+#endif
 
 #define FASTSYNC_SHARED 1
 #define FASTSYNC_SEM_VALUE_MAX INT_MAX
@@ -364,7 +411,7 @@ using std::memory_order_seq_cst;
  * type's ABI alignment is 4 there), yet an 8-aligned word is lock-free (cmpxchg8b, which the
  * CPU has when __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8 is defined: i586 and later). gcc says 2
  * on i686; gcc and clang for i386/i486, which have no 8-byte compare-and-swap, are refused. */
-#if FASTSYNC__ATOMIC64_LOCK_FREE != 2 && \
+#if !defined(FASTSYNC__LOCKED_ATOMICS) && FASTSYNC__ATOMIC64_LOCK_FREE != 2 && \
     !(defined(__clang__) && defined(__i386__) && defined(__GCC_HAVE_SYNC_COMPARE_AND_SWAP_8))
 #error "fastsync.h needs lock-free 64-bit atomics (the semaphore is one 64-bit word)"
 #endif
@@ -401,7 +448,7 @@ extern "C" {
 
 #define FASTSYNC__NSEC_PER_SEC 1000000000L
 
-#if defined(FASTSYNC_BACKEND_WINDOWS)
+#if defined(FASTSYNC_BACKEND_WINDOWS) || defined(FASTSYNC_BACKEND_OS2)
 FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now); /* its backend's */
 #else
 FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now)
@@ -420,6 +467,16 @@ FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abs
     if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
     return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
            (abstime->tv_nsec - now.tv_nsec);
+}
+
+/* The bucket of a word's address `a` in a wait table of `size` buckets, a power of two (the
+ * POSIX and OS/2 backends): words 4 or 8 bytes apart, or a page apart, spread out; the two
+ * halves of an 8-aligned 64-bit word share one. (An integer, not a pointer: only the
+ * address counts, and a compiler must not think the word is read here.) */
+FASTSYNC_API uintptr_t fastsync__addr_hash(uintptr_t a, uintptr_t size)
+{
+    a ^= a >> 6 ^ a >> 12;
+    return (a >> 3) & (size - 1);
 }
 
 /* ======================================================================================
@@ -487,10 +544,10 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
     long ts32[2];
     if (abstime == NULL || sizeof(abstime->tv_sec) == sizeof(long))
         return fastsync__futex_call(SYS_futex, word, op, expected, abstime);
-    if (abstime->tv_sec > LONG_MAX && !atomic_load_explicit(&no_time64, memory_order_relaxed)) {
+    if (abstime->tv_sec > LONG_MAX && !fastsync__load(&no_time64, memory_order_relaxed)) {
         int err = fastsync__futex_call(SYS_futex_time64, word, op, expected, abstime);
         if (err != ENOSYS) return err;
-        atomic_store_explicit(&no_time64, 1, memory_order_relaxed);
+        fastsync__store(&no_time64, 1, memory_order_relaxed);
     }
     if (abstime->tv_sec > LONG_MAX) {
         /* Clamped: a timeout here is not the caller's. Poll from then on (see below). */
@@ -623,12 +680,12 @@ FASTSYNC__COLD uintptr_t fastsync__win_fn(int which)
     static FASTSYNC__ATOMIC(uintptr_t) fn[3]; /* 0: not looked up; 1: missing; else the address */
     /* relaxed: the address is all that is shared; the code it points to is kernelbase.dll's,
      * mapped in every process before main. Threads that look it up at once find the same. */
-    uintptr_t f = atomic_load_explicit(&fn[which], memory_order_relaxed);
+    uintptr_t f = fastsync__load(&fn[which], memory_order_relaxed);
     if (f == 0) {
         HMODULE m = LoadLibraryW(L"api-ms-win-core-synch-l1-2-0.dll");
         FARPROC p = m != NULL ? GetProcAddress(m, name[which]) : NULL;
         f = p != NULL ? (uintptr_t)p : 1;
-        atomic_store_explicit(&fn[which], f, memory_order_relaxed);
+        fastsync__store(&fn[which], f, memory_order_relaxed);
     }
     return f == 1 ? 0 : f;
 }
@@ -665,7 +722,7 @@ FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
 
 FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
 
-#else /* FASTSYNC_BACKEND_POSIX */
+#elif defined(FASTSYNC_BACKEND_POSIX)
 /* ======================================================================================
  * Backend: POSIX wait table (macOS, the BSDs, ...; on Linux with FASTSYNC_BACKEND_POSIX)
  *
@@ -754,9 +811,7 @@ FASTSYNC__COLD void fastsync__table_init(void)
 FASTSYNC__COLD struct fastsync__bucket *fastsync__bucket_of(void *word)
 {
     (void)pthread_once(&fastsync__posix_once_v1, fastsync__table_init);
-    uintptr_t a = (uintptr_t)word;
-    a ^= a >> 6 ^ a >> 12; /* words 4 or 8 bytes apart, or a page apart, spread out */
-    return &fastsync__posix_table_v1.bucket[(a >> 2) & (FASTSYNC__TABLE_SIZE - 1)];
+    return &fastsync__posix_table_v1.bucket[fastsync__addr_hash((uintptr_t)word, FASTSYNC__TABLE_SIZE)];
 }
 
 FASTSYNC__COLD void fastsync__node_unlink(struct fastsync__node *n)
@@ -854,6 +909,13 @@ FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
 }
 
 FASTSYNC__COLD void fastsync__yield(void) { (void)sched_yield(); }
+
+#elif defined(FASTSYNC_BACKEND_OS2)
+/* ======================================================================================
+ * Backend: OS/2 (fastsync_os2.h, its part 2): a wait table on OS/2 semaphores, shared by
+ * every process, and the atomics where the compiler has none. Its manual is at its top.
+ * ====================================================================================== */
+#include "fastsync_os2.h"
 #endif /* backends */
 
 /* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
@@ -884,10 +946,12 @@ FASTSYNC__COLD void fastsync__wake(void *word, int n, int shared)
 /* A hint to the CPU inside a spin loop (lets the sibling hyperthread run, saves power). */
 FASTSYNC_API void fastsync__cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     __builtin_ia32_pause();
-#elif defined(__aarch64__) || (defined(__arm__) && __ARM_ARCH >= 7)
+#elif defined(__GNUC__) && (defined(__aarch64__) || (defined(__arm__) && __ARM_ARCH >= 7))
     __asm__ __volatile__("yield" ::: "memory");
+#elif defined(FASTSYNC__LOCKED_ATOMICS)
+    /* nothing: every poll is a locked operation, a kernel call */
 #else
     atomic_signal_fence(memory_order_seq_cst); /* compiler barrier only */
 #endif
@@ -897,9 +961,10 @@ FASTSYNC_API void fastsync__cpu_relax(void)
  * Deadlines
  * ====================================================================================== */
 
-/* The largest time_t (time_t is a signed integer type on every Linux ABI). */
-#define FASTSYNC__TIME_MAX \
-    ((time_t)((((uintmax_t)1 << (sizeof(time_t) * CHAR_BIT - 2)) - 1) * 2 + 1))
+/* The largest time_t: signed on every Linux ABI, unsigned on OpenWatcom. */
+#define FASTSYNC__TIME_MAX                                                               \
+    ((time_t)-1 > 0 ? (time_t)-1                                                        \
+                    : (time_t)((((uintmax_t)1 << (sizeof(time_t) * CHAR_BIT - 2)) - 1) * 2 + 1))
 
 FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
 {
@@ -971,6 +1036,8 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
  * on i386, where the word could then straddle a cache line (and a locked RMW split-lock). */
 #ifdef __cplusplus
 #define FASTSYNC__ALIGN8 alignas(8)
+#elif defined(FASTSYNC__LOCKED_ATOMICS)
+#define FASTSYNC__ALIGN8 /* the word is read and written under a lock only */
 #elif defined(__GNUC__)
 /* (the attribute rather than _Alignas, which makes gcc >= 11 note on i386 that the alignment
  * of _Atomic 64-bit fields changed in 11.1: with the explicit alignment it did not) */
@@ -1025,7 +1092,7 @@ FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
     if (flags & FASTSYNC_SHARED) v |= FASTSYNC__SEM_SHARED;
     /* relaxed: before init returns no other thread may use the object; the caller publishes
      * it (thread creation, a mutex, fork) with its own happens-before. */
-    atomic_store_explicit(&s->state, v, memory_order_relaxed);
+    fastsync__store(&s->state, v, memory_order_relaxed);
     return 0;
 }
 
@@ -1033,7 +1100,7 @@ FASTSYNC_API int fastsync_sem_destroy(fastsync_sem_t *s)
 {
     /* relaxed: a snapshot; destroying while others may still register is the caller's bug,
      * EBUSY is a courtesy for the case it can see. */
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+    uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
     return fastsync__sem_waiters(v) != 0 ? EBUSY : 0;
 }
 
@@ -1041,7 +1108,7 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
 {
     if (n == 0) return 0;
     /* relaxed: only a guess for the CAS, which reads the word again atomically. */
-    uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
+    uint64_t old = fastsync__load(&s->state, memory_order_relaxed);
     do {
         /* tokens + n > max, without a wrap for any n and any word (even one holding more
          * than the max, which no call makes); one compare when n is a constant. */
@@ -1050,8 +1117,8 @@ FASTSYNC_API int fastsync_sem_post_n(fastsync_sem_t *s, unsigned n)
             return EOVERFLOW;
         /* release: pairs with the acquire CAS of the wait that takes one of these tokens
          * (fastsync__sem_take, fastsync__sem_wait_slow); failure relaxed: retried. */
-    } while (!atomic_compare_exchange_weak_explicit(&s->state, &old, old + n,
-                                                    memory_order_release, memory_order_relaxed));
+    } while (!fastsync__cas_weak(&s->state, &old, old + n,
+                                 memory_order_release, memory_order_relaxed));
     /* From here on `s` may be freed by a waiter that took a token: only its address is used. */
     uint32_t waiters = fastsync__sem_waiters(old);
     if (waiters != 0)
@@ -1069,8 +1136,8 @@ FASTSYNC_API int fastsync__sem_take(fastsync_sem_t *s, uint64_t old)
     while (fastsync__sem_tokens(old) != 0) {
         /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
          * token; failure relaxed: `old` is only the next guess. */
-        if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1,
-                                                  memory_order_acquire, memory_order_relaxed))
+        if (fastsync__cas_weak(&s->state, &old, old - 1,
+                               memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return EAGAIN;
@@ -1085,8 +1152,8 @@ FASTSYNC_API int fastsync__sem_take_spin(fastsync_sem_t *s, uint64_t old)
     while (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) == 0) {
         /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the
          * token; failure relaxed: `old` is only the next guess (and shows new waiters). */
-        if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1,
-                                                  memory_order_acquire, memory_order_relaxed))
+        if (fastsync__cas_weak(&s->state, &old, old - 1,
+                               memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return EAGAIN;
@@ -1095,7 +1162,7 @@ FASTSYNC_API int fastsync__sem_take_spin(fastsync_sem_t *s, uint64_t old)
 FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 {
     /* relaxed: a guess for the CAS in fastsync__sem_take. */
-    return fastsync__sem_take(s, atomic_load_explicit(&s->state, memory_order_relaxed));
+    return fastsync__sem_take(s, fastsync__load(&s->state, memory_order_relaxed));
 }
 
 /* The slow path of every wait, entered with no token seen: spin, register, sleep.
@@ -1110,9 +1177,8 @@ FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_
         if (fastsync__sem_tokens(old) != 0) {
             /* take+leave. acquire: pairs with the release CAS of the post that published the
              * token. failure relaxed: loop with the fresh value. */
-            if (atomic_compare_exchange_weak_explicit(&s->state, &old,
-                                                      old - FASTSYNC__SEM_WAITER - 1,
-                                                      memory_order_acquire, memory_order_relaxed))
+            if (fastsync__cas_weak(&s->state, &old, old - FASTSYNC__SEM_WAITER - 1,
+                                   memory_order_acquire, memory_order_relaxed))
                 return 0;
             continue;
         }
@@ -1120,8 +1186,8 @@ FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_
             /* leave, only if still no token (else take it above: never lose one that a post
              * meant for us). relaxed: no token changes hands; the waiter count it publishes
              * only decides whether later posts wake. */
-            if (atomic_compare_exchange_weak_explicit(&s->state, &old, old - FASTSYNC__SEM_WAITER,
-                                                      memory_order_relaxed, memory_order_relaxed))
+            if (fastsync__cas_weak(&s->state, &old, old - FASTSYNC__SEM_WAITER,
+                                   memory_order_relaxed, memory_order_relaxed))
                 return ETIMEDOUT;
             continue;
         }
@@ -1129,7 +1195,7 @@ FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_
         timed_out = fastsync__wait(fastsync__sem_futex(s), 0, fastsync__sem_shared(old), clock,
                                    abstime) == ETIMEDOUT;
         /* relaxed: only decides what to try next; the token is taken with acquire. */
-        old = atomic_load_explicit(&s->state, memory_order_relaxed);
+        old = fastsync__load(&s->state, memory_order_relaxed);
     }
 }
 
@@ -1145,7 +1211,7 @@ FASTSYNC__COLD void fastsync__sem_cancelled(void *arg)
     /* leave. relaxed: no token changes hands (the cancelled thread takes none); the RMW's own
      * value says whether tokens and waiters remain, and later posts read the count from
      * their RMWs, totally ordered with this one. */
-    uint64_t old = atomic_fetch_sub_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed) -
+    uint64_t old = fastsync__fetch_sub(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed) -
                    FASTSYNC__SEM_WAITER;
     if (fastsync__sem_tokens(old) != 0 && fastsync__sem_waiters(old) != 0)
         fastsync__wake(fastsync__sem_futex(s), 1, fastsync__sem_shared(old));
@@ -1190,7 +1256,7 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
      * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
     for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
         /* relaxed: a poll; the take below has the acquire. */
-        uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+        uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
         if (fastsync__sem_take_spin(s, v) == 0) return 0;
         if (i < FASTSYNC_SPIN)
@@ -1202,7 +1268,7 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     /* register. relaxed: posts read the waiter count from their own RMW on this word, and
      * all RMWs on one word are totally ordered: a post ordered before this RMW left a token
      * that `old` shows; a post ordered after it sees waiters > 0 and wakes. */
-    uint64_t old = atomic_fetch_add_explicit(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
+    uint64_t old = fastsync__fetch_add(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
     old += FASTSYNC__SEM_WAITER;
 #if FASTSYNC__CANCEL
     return fastsync__sem_sleep_cancellable(s, old, clock, abstime);
@@ -1214,12 +1280,11 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
 FASTSYNC_API int fastsync_sem_wait(fastsync_sem_t *s)
 {
     /* relaxed: a guess for the CAS. */
-    uint64_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
+    uint64_t old = fastsync__load(&s->state, memory_order_relaxed);
     /* acquire: pairs with the release CAS in fastsync_sem_post_n that published the token.
      * failure relaxed: the slow path looks again (and retries while tokens are there). */
     if (fastsync__sem_tokens(old) != 0 &&
-        atomic_compare_exchange_weak_explicit(&s->state, &old, old - 1, memory_order_acquire,
-                                              memory_order_relaxed))
+        fastsync__cas_weak(&s->state, &old, old - 1, memory_order_acquire, memory_order_relaxed))
         return 0;
     return fastsync__sem_wait_slow(s, CLOCK_MONOTONIC, NULL);
 }
@@ -1243,7 +1308,7 @@ FASTSYNC_API int fastsync_sem_timedwait(fastsync_sem_t *s, const struct timespec
 FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
 {
     /* relaxed: a snapshot that orders nothing (as sem_getvalue). */
-    return fastsync__sem_tokens(atomic_load_explicit(&s->state, memory_order_relaxed));
+    return fastsync__sem_tokens(fastsync__load(&s->state, memory_order_relaxed));
 }
 
 /* ======================================================================================
@@ -1324,7 +1389,7 @@ FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
     uint32_t v = set ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE;
     if (flags & FASTSYNC_SHARED) v |= FASTSYNC__EV_SHARED;
     /* relaxed: the caller publishes the object with its own happens-before. */
-    atomic_store_explicit(&e->state, v, memory_order_relaxed);
+    fastsync__store(&e->state, v, memory_order_relaxed);
     return 0;
 }
 
@@ -1341,21 +1406,21 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
 #if FASTSYNC__TSAN
     /* acq_rel RMW that changes nothing: the handshake through the word's modification order
      * (see "Under ThreadSanitizer" above); pairs with the acq_rel RMW in reset. */
-    uint32_t old = atomic_fetch_or_explicit(&e->state, 0u, memory_order_acq_rel);
+    uint32_t old = fastsync__fetch_or(&e->state, 0u, memory_order_acq_rel);
 #else
     /* seq_cst fence: the setter's half of the reset/check handshake; pairs with the fence
      * at the end of fastsync_event_reset (see above). */
-    atomic_thread_fence(memory_order_seq_cst);
+    fastsync__fence(memory_order_seq_cst);
     /* relaxed: the fence above orders it; SET seen means nothing to do. */
-    uint32_t old = atomic_load_explicit(&e->state, memory_order_relaxed);
+    uint32_t old = fastsync__load(&e->state, memory_order_relaxed);
 #endif
     do {
         if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return;
         /* release: pairs with the acquire load/CAS in wait and is_set that reads this SET or
          * a later value of the word. failure relaxed: loop. */
-    } while (!atomic_compare_exchange_weak_explicit(
-        &e->state, &old, ((old & ~FASTSYNC__EV_STATE) + FASTSYNC__EV_GEN_ONE) | FASTSYNC__EV_SET,
-        memory_order_release, memory_order_relaxed));
+    } while (!fastsync__cas_weak(
+                                 &e->state, &old, ((old & ~FASTSYNC__EV_STATE) + FASTSYNC__EV_GEN_ONE) | FASTSYNC__EV_SET,
+                                 memory_order_release, memory_order_relaxed));
     /* From here on `e` may be gone: only its address is used. */
     if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY)
         fastsync__wake(FASTSYNC__FUTEX_ADDR(&e->state), INT_MAX, fastsync__ev_shared(old));
@@ -1365,20 +1430,20 @@ FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
 {
 #if FASTSYNC__TSAN
     /* acq_rel: pairs with the acq_rel RMW at the start of fastsync_event_set. */
-    atomic_fetch_or_explicit(&e->state, FASTSYNC__EV_FREE, memory_order_acq_rel);
+    (void)fastsync__fetch_or(&e->state, FASTSYNC__EV_FREE, memory_order_acq_rel);
 #else
     /* relaxed RMW: SET -> FREE, others unchanged; ordering comes from the fence below. */
-    atomic_fetch_or_explicit(&e->state, FASTSYNC__EV_FREE, memory_order_relaxed);
+    (void)fastsync__fetch_or(&e->state, FASTSYNC__EV_FREE, memory_order_relaxed);
     /* seq_cst fence: orders the reset before the caller's next check of its condition;
      * pairs with the fence at the start of fastsync_event_set. */
-    atomic_thread_fence(memory_order_seq_cst);
+    fastsync__fence(memory_order_seq_cst);
 #endif
 }
 
 FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
 {
     /* acquire: pairs with the release CAS in fastsync_event_set. */
-    return fastsync__ev_state(atomic_load_explicit(&e->state, memory_order_acquire)) ==
+    return fastsync__ev_state(fastsync__load(&e->state, memory_order_acquire)) ==
            FASTSYNC__EV_SET;
 }
 
@@ -1399,22 +1464,22 @@ FASTSYNC__COLD int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, 
              * the handshake with set is carried by this one word, whose RMWs are totally
              * ordered; C11 just forbids a failure order stronger than the success order.) */
             uint32_t busy = old | FASTSYNC__EV_BUSY;
-            if (!atomic_compare_exchange_strong_explicit(&e->state, &old, busy,
-                                                         memory_order_acquire, memory_order_acquire))
+            if (!fastsync__cas_strong(&e->state, &old, busy,
+                                      memory_order_acquire, memory_order_acquire))
                 continue;
             old = busy;
         }
         timed_out = fastsync__wait(FASTSYNC__FUTEX_ADDR(&e->state), old, fastsync__ev_shared(old),
                                    clock, abstime) == ETIMEDOUT;
         /* acquire: pairs with the release CAS in fastsync_event_set. */
-        old = atomic_load_explicit(&e->state, memory_order_acquire);
+        old = fastsync__load(&e->state, memory_order_acquire);
     }
 }
 
 FASTSYNC_API void fastsync_event_wait(fastsync_event_t *e)
 {
     /* acquire: pairs with the release CAS in fastsync_event_set. */
-    uint32_t old = atomic_load_explicit(&e->state, memory_order_acquire);
+    uint32_t old = fastsync__load(&e->state, memory_order_acquire);
     if (fastsync__ev_state(old) != FASTSYNC__EV_SET)
         (void)fastsync__event_wait_slow(e, old, CLOCK_MONOTONIC, NULL);
 }
@@ -1425,7 +1490,7 @@ FASTSYNC_API int fastsync_event_clockwait(fastsync_event_t *e, clockid_t clock,
     int r = fastsync__clock_args(clock, abstime);
     if (r != 0) return r;
     /* acquire: pairs with the release CAS in fastsync_event_set. */
-    uint32_t old = atomic_load_explicit(&e->state, memory_order_acquire);
+    uint32_t old = fastsync__load(&e->state, memory_order_acquire);
     if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return 0;
     r = fastsync__deadline_check(clock, abstime);
     if (r != 0) return r;
@@ -1516,15 +1581,15 @@ FASTSYNC_API int fastsync_mutex_init(fastsync_mutex_t *m, int flags)
 {
     if (!fastsync__flags_ok(flags)) return EINVAL;
     /* relaxed: the caller publishes the object with its own happens-before. */
-    atomic_store_explicit(&m->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__MX_SHARED : 0u,
-                          memory_order_relaxed);
+    fastsync__store(&m->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__MX_SHARED : 0u,
+                    memory_order_relaxed);
     return 0;
 }
 
 FASTSYNC_API int fastsync_mutex_destroy(fastsync_mutex_t *m)
 {
     /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. */
-    return fastsync__mx_state(atomic_load_explicit(&m->state, memory_order_relaxed)) !=
+    return fastsync__mx_state(fastsync__load(&m->state, memory_order_relaxed)) !=
                    FASTSYNC__MX_UNLOCKED
                ? EBUSY
                : 0;
@@ -1533,12 +1598,12 @@ FASTSYNC_API int fastsync_mutex_destroy(fastsync_mutex_t *m)
 FASTSYNC_API int fastsync_mutex_trylock(fastsync_mutex_t *m)
 {
     /* relaxed: a guess for the CAS. */
-    uint32_t v = atomic_load_explicit(&m->state, memory_order_relaxed);
+    uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     while (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED) {
         /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
          * relaxed: `v` is the next guess; retried while unlocked, so never spuriously. */
-        if (atomic_compare_exchange_weak_explicit(&m->state, &v, v | FASTSYNC__MX_LOCKED,
-                                                  memory_order_acquire, memory_order_relaxed))
+        if (fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
+                               memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return EBUSY;
@@ -1550,7 +1615,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
                                              const struct timespec *abstime)
 {
     /* relaxed: a poll; the lock is taken by an acquire RMW below. */
-    uint32_t v = atomic_load_explicit(&m->state, memory_order_relaxed);
+    uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     const uint32_t shared = v & FASTSYNC__MX_SHARED;
     for (int i = 0;; i++) {
         if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
@@ -1559,8 +1624,8 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
          * lock always comes here (its word holds the shared bit), and would otherwise take
          * the mutex as CONTENDED and make its unlock wake. */
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
-            atomic_compare_exchange_weak_explicit(&m->state, &v, v | FASTSYNC__MX_LOCKED,
-                                                  memory_order_acquire, memory_order_relaxed))
+            fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
+                               memory_order_acquire, memory_order_relaxed))
             return 0;
         if (i >= FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS) break;
         if (i < FASTSYNC_SPIN)
@@ -1568,7 +1633,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
         else
             fastsync__yield();
         /* relaxed: a poll, as above. */
-        v = atomic_load_explicit(&m->state, memory_order_relaxed);
+        v = fastsync__load(&m->state, memory_order_relaxed);
     }
 #if FASTSYNC__CANCEL
     int cancel;
@@ -1579,8 +1644,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
         /* acquire: pairs with the release exchange in fastsync_mutex_unlock that left
          * UNLOCKED. Leaving CONTENDED: this thread may sleep, so the holder's unlock must
          * wake (and if it got the lock, its own unlock wakes another possible sleeper). */
-        v = atomic_exchange_explicit(&m->state, shared | FASTSYNC__MX_CONTENDED,
-                                     memory_order_acquire);
+        v = fastsync__exchange(&m->state, shared | FASTSYNC__MX_CONTENDED, memory_order_acquire);
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED) {
             r = 0; /* taken, even once the deadline has passed: never ETIMEDOUT then */
             break;
@@ -1603,8 +1667,8 @@ FASTSYNC_API int fastsync_mutex_lock(fastsync_mutex_t *m)
     /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure relaxed:
      * the slow path reads the word again (a shared mutex always goes there: its word holds
      * the shared bit). */
-    if (atomic_compare_exchange_strong_explicit(&m->state, &v, FASTSYNC__MX_LOCKED,
-                                                memory_order_acquire, memory_order_relaxed))
+    if (fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_LOCKED,
+                             memory_order_acquire, memory_order_relaxed))
         return 0;
     return fastsync__mutex_lock_slow(m, CLOCK_MONOTONIC, NULL);
 }
@@ -1629,9 +1693,9 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
 {
     /* relaxed: the shared bit, which never changes after init (the caller holds the lock,
      * so the word cannot be mid-init). */
-    uint32_t shared = atomic_load_explicit(&m->state, memory_order_relaxed) & FASTSYNC__MX_SHARED;
+    uint32_t shared = fastsync__load(&m->state, memory_order_relaxed) & FASTSYNC__MX_SHARED;
     /* release: pairs with the acquire CAS or exchange of the next lock. */
-    uint32_t old = atomic_exchange_explicit(&m->state, shared, memory_order_release);
+    uint32_t old = fastsync__exchange(&m->state, shared, memory_order_release);
     /* From here on `m` may be freed by the next owner: only its address is used. */
     if (fastsync__mx_state(old) == FASTSYNC__MX_CONTENDED)
         fastsync__wake(FASTSYNC__FUTEX_ADDR(&m->state), 1, shared != 0);
@@ -1651,5 +1715,4 @@ template <long long N> struct fastsync__sem_init_value {
 };
 #endif
 
-#endif /* !__OS2__ */
 #endif /* FASTSYNC_H */

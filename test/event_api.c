@@ -90,8 +90,8 @@ static void shared_across_fork(void)
 {
 #if defined(__OS2__) || !FASTSYNC_HAS_SHARED
     /* The double is one process: OS/2 has no fork, and shares memory with DosAllocSharedMem;
-     * os2_objects checks the shared objects' DosOpenEventSem path instead. */
-    const char *why = FASTSYNC_HAS_SHARED ? "fork: the OS/2 double is one process (os2_objects tests shared opens)"
+     * os2_table checks the shared objects' waits instead. */
+    const char *why = FASTSYNC_HAS_SHARED ? "fork: the OS/2 double is one process (os2_table tests shared waits)"
                                                   : "the " FASTSYNC_BACKEND " backend has no shared objects";
     skip(why, "shared across fork: the child sleeps on a reset event");
     skip(why, "shared across fork: the child's set woke the parent");
@@ -133,16 +133,8 @@ int main(void)
     test_init();
     fastsync_event_t e;
 
-#if defined(__OS2__)
-    /* not fastsync.h's 4 bytes: the word and the HEV (and the mutex), see test_os2_object_size */
-    is_int(sizeof(fastsync_event_t), test_os2_object_size(), "sizeof(fastsync_event_t) is %zu, as fastsync_os2.h says",
-           test_os2_object_size());
-    is_int(_Alignof(fastsync_event_t), test_os2_object_align(), "fastsync_event_t is %zu-aligned, as its 64-bit word",
-           test_os2_object_align());
-#else
     ok(sizeof(fastsync_event_t) <= 8, "sizeof(fastsync_event_t) = %zu <= 8", sizeof(fastsync_event_t));
     is_int(sizeof(fastsync_event_t), 4, "sizeof(fastsync_event_t) is 4, the shared flag included");
-#endif
 
     /* init and flags */
     is_int(fastsync_event_init(&e, false, 2), EINVAL, "init with an unknown flag: EINVAL");

@@ -3,11 +3,11 @@
  *  - A thread blocked in wait when set is called returns, even if the setter resets the
  *    event at once, before the sleeper runs (fastsync.h's generation field).
  *  - A waiter that starts after that reset blocks (a timedwait times out).
- *  - reset on an event with sleepers (BUSY) wakes nobody and makes no syscall (over
- *    fastsync_os2.h: no DosPostEventSem); the next set still wakes them all.
+ *  - reset on an event with sleepers (BUSY) wakes nobody and makes no syscall (over the
+ *    OS/2 backend, whose sleepers wait again after ERROR_INTERRUPT: no wake); the next set
+ *    still wakes them all.
  *  - The generation field wraps around without losing a sleeper or the shared flag
- *    (white-box: the test writes the word's largest generation itself). fastsync.h's word
- *    only: skipped over fastsync_os2.h, whose round wrap os2_event_owed tests. */
+ *    (white-box: the test writes the word's largest generation itself). */
 #include "harness.h"
 
 #define NSLEEPERS 4
@@ -113,12 +113,12 @@ int main(void)
         fastsync_event_init(&g.ev, false, flags);
         start_sleepers(TEST_SLEEP_TIMED, label);
 #if defined(__OS2__)
-        /* The sleepers call DosWaitEventSem again after each ERROR_INTERRUPT (the _intr
-         * runs), so only posts are counted here: by anyone, the waiters' own included. */
-        unsigned long s0 = os2dbl_sem_posts();
+        /* The sleepers wait again after each ERROR_INTERRUPT (the _intr runs), so only wakes
+         * are counted here. */
+        unsigned long s0 = test_kernel_wakes();
         fastsync_event_reset(&g.ev);
         fastsync_event_reset(&g.ev);
-        is_int(os2dbl_sem_posts() - s0, 0, "%s: reset makes no DosPostEventSem", label);
+        is_int(test_kernel_wakes() - s0, 0, "%s: reset makes no wake", label);
 #else
         unsigned long s0 = test_kernel_waits() + test_kernel_wakes();
         fastsync_event_reset(&g.ev);
@@ -137,20 +137,17 @@ int main(void)
     /* generation wrap-around (white-box: writes the largest generation into the word) */
     for (int flags = 0; flags <= TEST_SHARED; flags++) {
         const char *label = flags ? "generation wrap (shared)" : "generation wrap (private)";
-#if defined(__OS2__)
-        skip("fastsync.h's event word; os2_event_owed wraps fastsync_os2.h's round", "%s", label);
-#else
         g.phase = label;
         fastsync_event_init(&g.ev, false, flags);
         /* relaxed (load and store): no other thread runs yet; thread creation publishes it. */
-        uint32_t w = atomic_load_explicit(&g.ev.state, memory_order_relaxed);
-        atomic_store_explicit(&g.ev.state, w | FASTSYNC__EV_GEN, memory_order_relaxed);
+        uint32_t w = fastsync__load(&g.ev.state, memory_order_relaxed);
+        fastsync__store(&g.ev.state, w | FASTSYNC__EV_GEN, memory_order_relaxed);
         start_sleepers(TEST_SLEEP_TIMED, label);
         fastsync_event_set(&g.ev);
         fastsync_event_reset(&g.ev);
         is_int(join_sleepers(), NSLEEPERS, "%s: set+reset at the last generation: all %d returned 0", label,
                NSLEEPERS);
-        uint32_t after = atomic_load_explicit(&g.ev.state, memory_order_relaxed); /* relaxed: all joined */
+        uint32_t after = fastsync__load(&g.ev.state, memory_order_relaxed); /* relaxed: all joined */
         is_int(after & FASTSYNC__EV_GEN, 0, "%s: the generation wrapped to 0", label);
         is_int(after & FASTSYNC__EV_SHARED, flags ? FASTSYNC__EV_SHARED : 0, "%s: the shared flag survived", label);
         ok(!fastsync_event_is_set(&g.ev), "%s: reset", label);
@@ -158,7 +155,6 @@ int main(void)
         fastsync_event_set(&g.ev);
         is_int(join_sleepers(), NSLEEPERS, "%s: the next set wakes all %d", label, NSLEEPERS);
         fastsync_event_destroy(&g.ev);
-#endif
     }
 
     test_watchdog_stop();

@@ -3,8 +3,8 @@
  *
  * The primitive under test: fastsync.h, whose futex layer is replaced here by one that
  * counts calls (and, built with FASTSYNC_TEST_INJECT, returns spurious wakeups, EINTR and
- * EAGAIN at random before sleeping for real). Built with -D__OS2__ -Itest/os2, the same
- * include brings fastsync_os2.h over the OS/2 API double, whose calls are counted instead.
+ * EAGAIN at random before sleeping for real), on every backend. Built with -D__OS2__
+ * -Itest/os2, the same include brings fastsync_os2.h over the OS/2 API double.
  *
  *   test_kernel_waits()/wakes()  sleeping and waking kernel calls made so far
  *   test_after_futex_wait        (Linux) a function the futex layer calls in the waiting
@@ -28,18 +28,16 @@
  *   test_ts_ns(t), test_ns_ts(ns)  a timespec in signed nanoseconds, and back
  *   test_clock_ns(clock)         `clock` read now, in nanoseconds
  *   test_deadline_on(clock, ns)  an absolute deadline ns from now on `clock`, normalized
- * White-box probes and watchdog dumps, reading the primitive's word (fastsync.h's, or
- * fastsync_os2.h's through the header's own accessors, under -D__OS2__):
+ * White-box probes and watchdog dumps, reading the primitive's word (through fastsync.h's
+ * atomics layer: under OS/2 without atomics, the table's lock):
  *   test_sem_waiters(s)          waiters registered in the semaphore's word
  *   test_sem_word(s), test_sem_force_word(s, v)
  *                                the semaphore's whole word, read, or overwritten (white-box
  *                                tests that need a state no sequence of calls can make)
  *   test_event_asleep(e, n, w0)  n waiters look asleep on the reset event e, w0 being
  *                                test_kernel_waits() before they started (each made its
- *                                first kernel wait; on OS/2 also: n joined in the word)
+ *                                first kernel wait)
  *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
- *   test_os2_object_size()/_align()  (OS/2 only) the objects' size and alignment as
- *                                fastsync_os2.h documents them
  * Event sleepers (struct test_sleeper: one thread, one wait on an event):
  *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
@@ -50,9 +48,6 @@
  *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it),
  *   test_cwaiter_join_cancelled(w, what) (it ended cancelled inside its wait)
  *
- * Counts under -D__OS2__: test_kernel_waits() counts DosWaitEventSem calls (a waiter calls
- * again after ERROR_INTERRUPT), test_kernel_wakes() the DosPostEventSem of posting calls
- * (sem_post*, event_set) only, not the waiters' baton or settle posts.
  */
 #ifndef FASTSYNC_TEST_HARNESS_H
 #define FASTSYNC_TEST_HARNESS_H
@@ -80,25 +75,6 @@ static inline uint64_t test_seed(void);
 static inline uint64_t test_rand(uint64_t *state);
 static inline uint64_t test_stream(unsigned i);
 
-#if defined(__OS2__)
-/* fastsync_os2.h over the double. Waits: the DosWaitEventSem calls, counted by the double.
- * Wakes: the DosPostEventSem of posting calls (sem_post*, event_set), counted through the
- * header's FASTSYNC_OS2_POST hook. A waiter's post on behalf of other waiters (the
- * semaphore's baton, the event's settle) is not a posting call's wake; os2dbl_sem_posts()
- * counts every post. */
-static _Atomic(unsigned long) test_os2_wakes_made;
-static inline void test_os2_post(unsigned long hev, int by_waiter);
-#define FASTSYNC_OS2_POST test_os2_post
-#include "fastsync.h"
-static inline void test_os2_post(unsigned long hev, int by_waiter)
-{
-    /* relaxed: a statistic, read after the threads are joined. */
-    if (!by_waiter) atomic_fetch_add_explicit(&test_os2_wakes_made, 1, memory_order_relaxed);
-    (void)DosPostEventSem(hev);
-}
-static inline unsigned long test_kernel_waits(void) { return os2dbl_sem_waits(); }
-static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_os2_wakes_made); }
-#else
 static _Atomic(unsigned long) test_waits_made, test_wakes_made;
 /* Called in the waiting thread after each futex wait that reached the kernel, when set (set
  * it before the threads start): a test's window inside a registered waiter's sleep. */
@@ -156,7 +132,6 @@ static inline void test_futex_wake(void *word, int n, int shared)
 
 static inline unsigned long test_kernel_waits(void) { return atomic_load(&test_waits_made); }
 static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_wakes_made); }
-#endif
 
 /* FASTSYNC_SHARED where the backend has it, else 0: a test's shared rounds then run over
  * private objects (the backend's init refuses FASTSYNC_SHARED; sem_api and event_api check). */
@@ -164,135 +139,34 @@ static inline unsigned long test_kernel_wakes(void) { return atomic_load(&test_w
 
 /* ---- the primitive's word: probes and dumps ---- */
 
-#if defined(__OS2__)
-/* The word of an OS/2 object. With atomics a relaxed load (a snapshot: what a probe or a
- * dump concludes is ordered by the test's own synchronization). Without atomics the word
- * lives under the object's mutex semaphore: taken with a timeout, so that the dump of a
- * hung test cannot hang on it too. false: not readable now (no mutex semaphore yet, or it
- * stayed owned for a second). */
-static inline bool test_os2_word(const fastsync__os2_obj_t *o, uint64_t *v)
-{
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    APIRET rc;
-    if (o->hmtx == 0) return false; /* a static initializer's, not created yet; or destroyed */
-    do rc = DosRequestMutexSem(o->hmtx, 1000);
-    while (rc == ERROR_INTERRUPT);
-    if (rc != NO_ERROR && rc != ERROR_SEM_OWNER_DIED) return false;
-    *v = o->state;
-    (void)DosReleaseMutexSem(o->hmtx);
-#else
-    /* relaxed: a snapshot, see above. */
-    *v = fastsync__os2_load(o, FASTSYNC__RELAXED);
-#endif
-    return true;
-}
-
-/* What fastsync_os2.h documents for both objects: with atomics the 64-bit word and the HEV,
- * 16 bytes, 8-aligned; without, the word, HEV, mutex and flags, aligned as a 64-bit integer
- * in a struct (20 bytes on 32-bit OS/2, 24 where that is 8; 32 on the 64-bit double, whose
- * ULONG is 8 bytes). */
-struct test_os2_align_probe { char c; uint64_t x; };
-static inline size_t test_os2_object_align(void)
-{
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    return offsetof(struct test_os2_align_probe, x);
-#else
-    return 8;
-#endif
-}
-
-static inline size_t test_os2_object_size(void)
-{
-#if defined(FASTSYNC_OS2_NO_ATOMICS)
-    size_t a = test_os2_object_align();
-    return (8 + 3 * sizeof(ULONG) + a - 1) / a * a;
-#else
-    return 16;
-#endif
-}
-
-static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
-{
-    uint64_t v = 0;
-    return test_os2_word(&s->o, &v) ? fastsync__sem_waiters(v) : 0;
-}
-
-static inline uint64_t test_sem_word(const fastsync_sem_t *s)
-{
-    uint64_t v = 0;
-    (void)test_os2_word(&s->o, &v);
-    return v;
-}
-
-static inline void test_sem_force_word(fastsync_sem_t *s, uint64_t v)
-{
-    /* relaxed: the test's own synchronization orders the word (no other thread uses it). */
-    uint64_t old = fastsync__os2_load(&s->o, FASTSYNC__RELAXED);
-    while (!fastsync__os2_cas(&s->o, &old, v, FASTSYNC__RELAXED, FASTSYNC__RELAXED)) {}
-}
-
-static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
-{
-    /* A waiter joins the round in the word, then calls DosWaitEventSem: once per sleep, and
-     * again after each ERROR_INTERRUPT. So the count alone could be one waiter's calls; the
-     * word says all n joined, the count that they went to sleep. */
-    uint64_t v = 0;
-    return test_os2_word(&e->o, &v) && fastsync__ev_cur(v) >= n && test_kernel_waits() - waits0 >= n;
-}
-
-static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
-{
-    uint64_t v = 0;
-    if (!test_os2_word(&s->o, &v)) {
-        diag("%s: word not readable: no mutex semaphore (not created yet, or destroyed), or it stayed owned for 1 s", what);
-        return;
-    }
-    diag("%s: word 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d), HEV %lu", what, v,
-         fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v),
-         (unsigned long)fastsync__os2_hev_load(&s->o));
-}
-
-static inline void test_dump_event(const char *what, const fastsync_event_t *e)
-{
-    uint64_t v = 0;
-    if (!test_os2_word(&e->o, &v)) {
-        diag("%s: word not readable: no mutex semaphore (not created yet, or destroyed), or it stayed owned for 1 s", what);
-        return;
-    }
-    diag("%s: word 0x%016" PRIx64 " (%s, shared %d, cur %" PRIu64 ", old %" PRIu64 ", round %" PRIu64
-         "), HEV %lu", what, v, (v & FASTSYNC__EV_SET) ? "set" : "reset", (v & FASTSYNC__EV_SHARED) != 0,
-         fastsync__ev_cur(v), fastsync__ev_old(v), (v & FASTSYNC__EV_ROUND) / FASTSYNC__EV_ROUND_ONE,
-         (unsigned long)fastsync__os2_hev_load(&e->o));
-}
-#else
 /* relaxed (every load of a word here): a snapshot; what a probe or a dump concludes is
  * ordered by the test's own synchronization. */
 static inline uint32_t test_sem_waiters(const fastsync_sem_t *s)
 {
-    return fastsync__sem_waiters(atomic_load_explicit(&s->state, memory_order_relaxed));
+    return fastsync__sem_waiters(fastsync__load(&s->state, memory_order_relaxed));
 }
 
 static inline uint64_t test_sem_word(const fastsync_sem_t *s)
 {
-    return atomic_load_explicit(&s->state, memory_order_relaxed);
+    return fastsync__load(&s->state, memory_order_relaxed);
 }
 
 static inline void test_sem_force_word(fastsync_sem_t *s, uint64_t v)
 {
-    atomic_store_explicit(&s->state, v, memory_order_relaxed);
+    fastsync__store(&s->state, v, memory_order_relaxed);
 }
 
 static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsigned long waits0)
 {
     /* Each sleeper makes exactly one futex wait until the event changes (without
      * FASTSYNC_TEST_INJECT), after it made the word BUSY. */
-    uint32_t v = atomic_load_explicit(&e->state, memory_order_relaxed);
+    uint32_t v = fastsync__load(&e->state, memory_order_relaxed);
     return fastsync__ev_state(v) == FASTSYNC__EV_BUSY && test_kernel_waits() - waits0 >= n;
 }
 
 static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
 {
-    uint64_t v = atomic_load_explicit(&s->state, memory_order_relaxed);
+    uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
     diag("%s: state 0x%016" PRIx64 " (tokens %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
          fastsync__sem_tokens(v), fastsync__sem_waiters(v), fastsync__sem_shared(v));
 }
@@ -300,13 +174,13 @@ static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
 /* The mutex's state field: 0 unlocked, 1 locked, 2 locked with a possible sleeper. */
 static inline uint32_t test_mutex_state(const fastsync_mutex_t *m)
 {
-    return fastsync__mx_state(atomic_load_explicit(&m->state, memory_order_relaxed));
+    return fastsync__mx_state(fastsync__load(&m->state, memory_order_relaxed));
 }
 
 static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
 {
     static const char *const state[4] = { "UNLOCKED", "LOCKED", "CONTENDED", "?" };
-    uint32_t v = atomic_load_explicit(&m->state, memory_order_relaxed);
+    uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     diag("%s: word 0x%08" PRIx32 " (%s, shared %d)", what, v, state[fastsync__mx_state(v)],
          (v & FASTSYNC__MX_SHARED) != 0);
 }
@@ -314,11 +188,10 @@ static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)
 {
     static const char *const state[4] = { "SET", "FREE", "?", "BUSY" };
-    uint32_t v = atomic_load_explicit(&e->state, memory_order_relaxed);
+    uint32_t v = fastsync__load(&e->state, memory_order_relaxed);
     diag("%s: word 0x%08" PRIx32 " (%s, shared %d, generation %" PRIu32 ")", what, v,
          state[fastsync__ev_state(v)], fastsync__ev_shared(v), (v & FASTSYNC__EV_GEN) / FASTSYNC__EV_GEN_ONE);
 }
-#endif
 
 /* ---- time ---- */
 

@@ -17,11 +17,6 @@ int main(void)
     test_init();
     fastsync_sem_t s;
 
-#if defined(__OS2__)
-    /* not fastsync.h's 8 bytes: the word and the HEV (and the mutex), see test_os2_object_size */
-    is_int(sizeof(fastsync_sem_t), test_os2_object_size(), "sizeof(fastsync_sem_t) is %zu, as fastsync_os2.h says",
-           test_os2_object_size());
-#else
     ok(sizeof(fastsync_sem_t) <= 8, "sizeof(fastsync_sem_t) = %zu <= 8", sizeof(fastsync_sem_t));
     /* The futex word is the token count, whatever the byte order (on a big-endian CPU the
      * second half of the 64-bit word): waiters sleep while it reads 0, posts change it. A
@@ -33,7 +28,6 @@ int main(void)
     is_int(futex_word, 5, "the futex word holds the tokens (5), not the waiters (3) or the shared flag");
     test_sem_force_word(&s, test_sem_word(&s) - 5 - 3 * FASTSYNC__SEM_WAITER);
     fastsync_sem_destroy(&s);
-#endif
 
     /* init limits and flags */
     is_int(fastsync_sem_init(&s, FASTSYNC_SEM_VALUE_MAX, 0), 0, "init at FASTSYNC_SEM_VALUE_MAX");

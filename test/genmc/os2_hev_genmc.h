@@ -2,6 +2,9 @@
 /* test/genmc/os2_hev_genmc.h - the part of the OS/2 API that fastsync_os2.h (with atomics)
  * calls, modelled for the GenMC model checker, which runs no system calls. Included as
  * <os2.h> through test/genmc/os2.h. What it models, as test/os2/README.md describes OS/2:
+ *   - Mutex semaphores (HMTX, a pthread mutex each; not recursive, not named: the harnesses
+ *     attach the wait table in main, before their threads, where DosEnterCritSec and the
+ *     named mutex only have to succeed) and named shared memory (one object: the table).
  *   - Event semaphores in a table of OS2G_SLOTS handles (1..OS2G_SLOTS). Each has a post
  *     count and a post generation. DosPostEventSem adds one to both (ERROR_ALREADY_POSTED
  *     when it was posted); DosResetEventSem stores the count and clears it
@@ -16,9 +19,9 @@
  *   - DosSleep does nothing (a yield); the timer (DosTmrQueryTime) runs at 1000 Hz and
  *     moves 400 ticks at every read, so a loop bounded by time ends after a few reads.
  * Not modelled: timeouts other than SEM_IMMEDIATE_RETURN and SEM_INDEFINITE_WAIT (the
- * harnesses wait without a deadline), ERROR_INTERRUPT, mutex and mux-wait semaphores,
- * critical sections, threads (the harnesses use pthreads), names, sharing between
- * processes. A waiter that no post releases blocks for ever: --check-liveness reports it.
+ * harnesses wait without a deadline), ERROR_INTERRUPT, mux-wait semaphores, critical
+ * sections (no-ops), threads (the harnesses use pthreads), sharing between processes (one
+ * process id). A waiter that no post releases blocks for ever: --check-liveness reports it.
  * os2g_count(h) (not OS/2 API) gives the post count without a barrier, for asserts. */
 #ifndef OS2_HEV_GENMC_H
 #define OS2_HEV_GENMC_H
@@ -28,18 +31,25 @@
 #include <stdatomic.h>
 
 typedef unsigned long ULONG, *PULONG;
-typedef unsigned long APIRET, BOOL32, HEV, *PHEV, HMTX;
+typedef unsigned long APIRET, BOOL32, HEV, *PHEV, HMTX, *PHMTX, PID;
 typedef char *PSZ;
+typedef void *PVOID, **PPVOID;
+typedef struct { ULONG tib_dummy; } TIB, *PTIB;
+typedef struct { ULONG pib_ulpid; } PIB, *PPIB;
 typedef struct { ULONG ulLo, ulHi; } QWORD, *PQWORD;
 #define TRUE 1
 #define FALSE 0
 
 #define NO_ERROR 0
+#define ERROR_FILE_NOT_FOUND 2
 #define ERROR_INVALID_HANDLE 6
 #define ERROR_INVALID_PARAMETER 87
 #define ERROR_INTERRUPT 95
 #define ERROR_TOO_MANY_SEMAPHORES 100
 #define ERROR_SEM_TIMEOUT 121
+#define ERROR_ALREADY_EXISTS 183
+#define ERROR_SEM_NOT_FOUND 187
+#define ERROR_DUPLICATE_NAME 285
 #define ERROR_ALREADY_POSTED 299
 #define ERROR_ALREADY_RESET 300
 #define ERROR_SEM_BUSY 301
@@ -47,9 +57,15 @@ typedef struct { ULONG ulLo, ulHi; } QWORD, *PQWORD;
 #define DC_SEM_SHARED 0x01
 #define SEM_IMMEDIATE_RETURN 0UL
 #define SEM_INDEFINITE_WAIT ((ULONG)-1)
+#define PAG_READ 0x01
+#define PAG_WRITE 0x02
+#define PAG_COMMIT 0x10
 
 #ifndef OS2G_SLOTS
 #define OS2G_SLOTS 3
+#endif
+#ifndef OS2G_MEM_BYTES
+#define OS2G_MEM_BYTES 1024 /* the wait table of a harness (a bucket or two, a few slots) */
 #endif
 
 static struct os2g_sem {
@@ -184,6 +200,81 @@ static inline APIRET DosTmrQueryTime(PQWORD q)
     ULONG t = atomic_fetch_add_explicit(&os2g_ticks, 400, memory_order_relaxed) + 400;
     q->ulLo = t;
     q->ulHi = 0;
+    return NO_ERROR;
+}
+
+/* ---- mutex semaphores: a pthread mutex each ---- */
+#ifndef OS2G_MUTEXES
+#define OS2G_MUTEXES 3
+#endif
+static pthread_mutex_t os2g_mtx[OS2G_MUTEXES];
+static int os2g_mtx_used; /* created so far (main only) */
+
+static inline APIRET DosCreateMutexSem(PSZ name, PHMTX ph, ULONG attr, BOOL32 owned)
+{
+    (void)name;
+    (void)attr;
+    if (os2g_mtx_used == OS2G_MUTEXES) return ERROR_TOO_MANY_SEMAPHORES;
+    pthread_mutex_init(&os2g_mtx[os2g_mtx_used], NULL);
+    if (owned) pthread_mutex_lock(&os2g_mtx[os2g_mtx_used]);
+    *ph = (ULONG)++os2g_mtx_used;
+    return NO_ERROR;
+}
+static inline APIRET DosOpenMutexSem(PSZ name, PHMTX ph)
+{
+    (void)name;
+    (void)ph;
+    return NO_ERROR;
+}
+static inline APIRET DosCloseMutexSem(HMTX h)
+{
+    (void)h;
+    return NO_ERROR;
+}
+static inline APIRET DosRequestMutexSem(HMTX h, ULONG ms)
+{
+    (void)ms;
+    pthread_mutex_lock(&os2g_mtx[h - 1]);
+    return NO_ERROR;
+}
+static inline APIRET DosReleaseMutexSem(HMTX h)
+{
+    pthread_mutex_unlock(&os2g_mtx[h - 1]);
+    return NO_ERROR;
+}
+
+/* ---- named shared memory: one object; critical sections; the process ---- */
+static unsigned char os2g_mem[OS2G_MEM_BYTES] __attribute__((aligned(64)));
+static int os2g_mem_made;
+static inline APIRET DosAllocSharedMem(PPVOID pp, PSZ name, ULONG size, ULONG flags)
+{
+    (void)name;
+    (void)flags;
+    assert(size <= sizeof os2g_mem && !os2g_mem_made);
+    os2g_mem_made = 1;
+    *pp = os2g_mem;
+    return NO_ERROR;
+}
+static inline APIRET DosGetNamedSharedMem(PPVOID pp, PSZ name, ULONG flags)
+{
+    (void)name;
+    (void)flags;
+    if (!os2g_mem_made) return ERROR_FILE_NOT_FOUND;
+    *pp = os2g_mem;
+    return NO_ERROR;
+}
+static inline APIRET DosFreeMem(PVOID p)
+{
+    (void)p;
+    return NO_ERROR;
+}
+static inline APIRET DosEnterCritSec(void) { return NO_ERROR; }
+static inline APIRET DosExitCritSec(void) { return NO_ERROR; }
+static PIB os2g_pib = { 1 };
+static inline APIRET DosGetInfoBlocks(PTIB *pt, PPIB *pp)
+{
+    *pt = 0;
+    *pp = &os2g_pib;
     return NO_ERROR;
 }
 

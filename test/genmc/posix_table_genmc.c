@@ -68,29 +68,10 @@ static inline int model_once(void (*f)(void))
 #define __builtin_ia32_pause() ((void)0)
 #include "fastsync.h"
 
-static fastsync_event_t e[2] = { FASTSYNC_EVENT_INIT(false), FASTSYNC_EVENT_INIT(false) };
-
-static void *waiter(void *arg)
-{
-    fastsync_event_wait(&e[(intptr_t)arg]);
-    return NULL;
-}
-
-static void *setter(void *unused)
-{
-    (void)unused;
-    fastsync_event_set(&e[0]);
-    fastsync_event_set(&e[1]);
-    return NULL;
-}
+#include "table_harness.h"
 
 int main(void)
 {
-    pthread_t t[3];
     (void)fastsync__bucket_of(&e[0]); /* the table's pthread_once, before the threads */
-    for (intptr_t i = 0; i < 2; i++) pthread_create(&t[i], NULL, waiter, (void *)i);
-    pthread_create(&t[2], NULL, setter, NULL);
-    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
-    assert(fastsync_event_is_set(&e[0]) && fastsync_event_is_set(&e[1]));
-    return 0;
+    return table_harness_run();
 }

@@ -31,6 +31,14 @@
 #ifdef WITH_INCL
 #define INCL_DOSPROFILE
 #endif
+#elif defined(CASE_MEMMGR)
+#define INCL_DOSERRORS
+#define INCL_DOSSEMAPHORES
+#define INCL_DOSPROCESS
+#define INCL_DOSPROFILE
+#ifdef WITH_INCL
+#define INCL_DOSMEMMGR
+#endif
 #elif defined(CASE_DOS_ERRORS)
 #define INCL_DOS                /* INCL_DOS alone gives no error codes */
 #ifdef WITH_INCL
@@ -59,6 +67,10 @@ int main(void)
 #if defined(CASE_PROFILE) || defined(CASE_DOS_ERRORS)
     QWORD q;
     rc += DosTmrQueryTime(&q);
+#endif
+#if defined(CASE_MEMMGR) || defined(CASE_DOS_ERRORS)
+    PVOID p;
+    rc += DosGetNamedSharedMem(&p, (PSZ) "\\SHAREMEM\\X", PAG_READ);
 #endif
     return (int)rc;
 }

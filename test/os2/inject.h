@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test/os2/inject.h - forced into the os2 suite's builds (-include): FASTSYNC_OS2_WAIT and
- * FASTSYNC_OS2_RESET hooks that, when FASTSYNC_OS2_INJECT=1 is in the environment, sleep a
- * random 0..300 us before half of fastsync_os2.h's DosWaitEventSem and DosResetEventSem
- * calls. That widens the windows of its protocols: a waiter that has read the word and
- * decided to sleep but is not blocked yet (a reset by another waiter can swallow the post
- * meant for it: the semaphore's baton must cover it), and a last owed event waiter between
- * its leave and its reset (a set can post in between: its settle must post again).
- * Combined with OS2DBL_INTERRUPT, the waits also return ERROR_INTERRUPT at random. */
+/* test/os2/inject.h - forced into the os2 suite's builds (-include): a FASTSYNC_OS2_WAIT hook
+ * that, when FASTSYNC_OS2_INJECT=1 is in the environment, sleeps a random 0..300 us before
+ * half of fastsync_os2.h's DosWaitEventSem calls. That widens the window of its wait table
+ * between a waiter's queueing (the bucket unlocked) and its sleep: a wake can post its HEV
+ * in between, and the post must still end the sleep. Combined with OS2DBL_INTERRUPT, the
+ * waits also return ERROR_INTERRUPT at random. */
 #ifndef FASTSYNC_TEST_OS2_INJECT_H
 #define FASTSYNC_TEST_OS2_INJECT_H
 
@@ -56,13 +54,6 @@ static inline APIRET test_os2_inject_wait(HEV hev, ULONG ms)
     return DosWaitEventSem(hev, ms);
 }
 
-static inline APIRET test_os2_inject_reset(HEV hev, PULONG count)
-{
-    test_os2_inject_pause();
-    return DosResetEventSem(hev, count);
-}
-
 #define FASTSYNC_OS2_WAIT test_os2_inject_wait
-#define FASTSYNC_OS2_RESET test_os2_inject_reset
 
 #endif

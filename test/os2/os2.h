@@ -9,8 +9,8 @@
  *
  * What it models (within one process):
  *   INCL_DOSERRORS (or INCL_ERRORS) error codes, INCL_DOSSEMAPHORES, INCL_DOSPROCESS,
- *   INCL_DOSPROFILE, INCL_DOS (= the three), INCL_BASE (= INCL_DOS): forget one and the
- *   names are missing, as on OS/2. ULONG is `unsigned long`, so 64 bits here.
+ *   INCL_DOSPROFILE, INCL_DOSMEMMGR, INCL_DOS (= the four), INCL_BASE (= INCL_DOS): forget
+ *   one and the names are missing, as on OS/2. ULONG is `unsigned long`, so 64 bits here.
  *   - Event semaphores: post count (reset -> posted count 1, returns 0; posted -> count+1
  *     and ERROR_ALREADY_POSTED; at 65535 ERROR_TOO_MANY_POSTS, count kept); reset stores
  *     the count, ERROR_ALREADY_RESET when already reset; waits never change the count;
@@ -56,6 +56,13 @@
  *     first one's to end.
  *   - DosTmrQueryFreq: 1193182 Hz; DosTmrQueryTime: CLOCK_MONOTONIC at that rate, in a
  *     QWORD split into 32-bit halves (ulLo, ulHi) as on OS/2.
+ *   - Named shared memory: DosAllocSharedMem(&p, "\SHAREMEM\...", size, flags) with
+ *     PAG_COMMIT and read/write access (committed pages read 0; page-aligned;
+ *     ERROR_ALREADY_EXISTS for a name in use, case-blind; ERROR_INVALID_NAME without the
+ *     prefix; ERROR_INVALID_PARAMETER without PAG_READ|PAG_WRITE, or without PAG_COMMIT,
+ *     which is not modelled), DosGetNamedSharedMem (the same address; ERROR_FILE_NOT_FOUND
+ *     for an unknown name) and DosFreeMem (the object and its name go with the last access
+ *     freed). Unnamed (giveable, gettable) shared memory and DosSetMem are not modelled.
  *
  * Where it differs from OS/2:
  *   - One process only. DC_SEM_SHARED and named semaphores are accepted and behave as
@@ -126,6 +133,9 @@
 #ifndef INCL_DOSPROFILE
 #define INCL_DOSPROFILE
 #endif
+#ifndef INCL_DOSMEMMGR
+#define INCL_DOSMEMMGR
+#endif
 #endif
 #if defined(INCL_ERRORS) && !defined(INCL_DOSERRORS)
 #define INCL_DOSERRORS
@@ -182,6 +192,7 @@ typedef struct _QWORD {
 
 /* ---- return codes the double gives (public names only with INCL_DOSERRORS) ---- */
 #define OS2DBL__OK 0UL
+#define OS2DBL__E_FILE_NOT_FOUND 2UL
 #define OS2DBL__E_INVALID_HANDLE 6UL
 #define OS2DBL__E_NOT_ENOUGH_MEMORY 8UL
 #define OS2DBL__E_INVALID_PARAMETER 87UL
@@ -191,6 +202,7 @@ typedef struct _QWORD {
 #define OS2DBL__E_SEM_OWNER_DIED 105UL
 #define OS2DBL__E_INVALID_NAME 123UL
 #define OS2DBL__E_MAX_THRDS_REACHED 164UL
+#define OS2DBL__E_ALREADY_EXISTS 183UL
 #define OS2DBL__E_SEM_NOT_FOUND 187UL
 #define OS2DBL__E_DUPLICATE_HANDLE 284UL
 #define OS2DBL__E_DUPLICATE_NAME 285UL
@@ -337,6 +349,14 @@ static struct os2dbl__pib os2dbl__pib;
 static pthread_key_t os2dbl__key;
 static _Thread_local struct os2dbl__thread *os2dbl__self;
 static unsigned long os2dbl__tick = 31;   /* written once under os2dbl__once */
+/* named shared memory: a list under the global lock */
+struct os2dbl__mem {
+    struct os2dbl__mem *next;
+    char *name;
+    void *base;
+    unsigned long refs;   /* accesses given (alloc, each get) not yet freed */
+};
+static struct os2dbl__mem *os2dbl__mems;
 
 /* critical section */
 static atomic_int os2dbl__crit_owner;     /* tid in a critical section, 0 = none */
@@ -1560,6 +1580,101 @@ static inline APIRET os2dbl__get_info_blocks(struct os2dbl__tib **pptib, struct 
     return rc;
 }
 
+/* ---- named shared memory ---- */
+#define OS2DBL__PAG_ALL 0x1FUL        /* PAG_READ | PAG_WRITE | PAG_EXECUTE | PAG_GUARD | PAG_COMMIT */
+#define OS2DBL__PAG_RW 0x03UL         /* PAG_READ | PAG_WRITE */
+#define OS2DBL__PAG_COMMIT 0x10UL
+#define OS2DBL__PAGE 4096UL
+
+static inline int os2dbl__mem_name_ok(const char *n)
+{
+    static const char prefix[] = "\\SHAREMEM\\";
+    size_t i, len = strlen(n);
+    if (len <= sizeof prefix - 1 || len > 255) return 0;
+    for (i = 0; i < sizeof prefix - 1; i++) {
+        char c = n[i];
+        if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+        if (c == '/') c = '\\';
+        if (c != prefix[i]) return 0;
+    }
+    return 1;
+}
+
+static inline struct os2dbl__mem *os2dbl__mem_find(const char *name, void *base)
+{
+    struct os2dbl__mem *m;
+    for (m = os2dbl__mems; m; m = m->next)
+        if (name ? os2dbl__name_eq(m->name, name) : m->base == base) return m;
+    return NULL;
+}
+
+static inline APIRET os2dbl__alloc_shared(void **pp, const char *name, ULONG size, ULONG flags)
+{
+    if (!pp || !name || size == 0 || (flags & ~OS2DBL__PAG_ALL) || !(flags & OS2DBL__PAG_RW))
+        return OS2DBL__E_INVALID_PARAMETER;
+    if (!(flags & OS2DBL__PAG_COMMIT)) return OS2DBL__E_INVALID_PARAMETER; /* not modelled */
+    if (!os2dbl__mem_name_ok(name)) return OS2DBL__E_INVALID_NAME;
+    APIRET rc = OS2DBL__OK;
+    os2dbl__lock();
+    struct os2dbl__mem *m = NULL;
+    if (os2dbl__mem_find(name, NULL)) {
+        rc = OS2DBL__E_ALREADY_EXISTS;
+    } else {
+        size_t bytes = (size + OS2DBL__PAGE - 1) / OS2DBL__PAGE * OS2DBL__PAGE;
+        m = (struct os2dbl__mem *)calloc(1, sizeof *m);
+        if (m) m->name = strdup(name);
+        if (m) m->base = aligned_alloc(OS2DBL__PAGE, bytes);
+        if (!m || !m->name || !m->base) {
+            if (m) free(m->name);
+            free(m);
+            rc = OS2DBL__E_NOT_ENOUGH_MEMORY;
+        } else {
+            memset(m->base, 0, bytes);   /* committed pages read 0 */
+            m->refs = 1;
+            m->next = os2dbl__mems;
+            os2dbl__mems = m;
+            *pp = m->base;
+        }
+    }
+    os2dbl__unlock();
+    return rc;
+}
+
+static inline APIRET os2dbl__get_named_shared(void **pp, const char *name, ULONG flags)
+{
+    if (!pp || !name || (flags & ~OS2DBL__PAG_ALL)) return OS2DBL__E_INVALID_PARAMETER;
+    if (!os2dbl__mem_name_ok(name)) return OS2DBL__E_INVALID_NAME;
+    APIRET rc = OS2DBL__OK;
+    os2dbl__lock();
+    struct os2dbl__mem *m = os2dbl__mem_find(name, NULL);
+    if (!m) {
+        rc = OS2DBL__E_FILE_NOT_FOUND;
+    } else {
+        m->refs++;
+        *pp = m->base;
+    }
+    os2dbl__unlock();
+    return rc;
+}
+
+static inline APIRET os2dbl__free_mem(void *base)
+{
+    APIRET rc = OS2DBL__OK;
+    os2dbl__lock();
+    struct os2dbl__mem *m = os2dbl__mem_find(NULL, base), **pm;
+    if (!m) {
+        rc = OS2DBL__E_INVALID_PARAMETER;   /* OS/2: ERROR_INVALID_ADDRESS (487) */
+    } else if (--m->refs == 0) {
+        for (pm = &os2dbl__mems; *pm != m; pm = &(*pm)->next) {}
+        *pm = m->next;
+        free(m->base);
+        free(m->name);
+        free(m);
+    }
+    os2dbl__unlock();
+    return rc;
+}
+
 /* ---- timer ---- */
 static inline APIRET os2dbl__tmr_freq(PULONG hz)
 {
@@ -1644,6 +1759,7 @@ static inline unsigned long os2dbl_blocked(unsigned long h)
 #if defined(INCL_DOSERRORS) && !defined(OS2DBL_ERRORS_H)
 #define OS2DBL_ERRORS_H
 #define NO_ERROR 0
+#define ERROR_FILE_NOT_FOUND 2
 #define ERROR_INVALID_HANDLE 6
 #define ERROR_NOT_ENOUGH_MEMORY 8
 #define ERROR_INVALID_PARAMETER 87
@@ -1654,6 +1770,7 @@ static inline unsigned long os2dbl_blocked(unsigned long h)
 #define ERROR_SEM_TIMEOUT 121
 #define ERROR_INVALID_NAME 123
 #define ERROR_MAX_THRDS_REACHED 164
+#define ERROR_ALREADY_EXISTS 183
 #define ERROR_SEM_NOT_FOUND 187
 #define ERROR_DUPLICATE_HANDLE 284
 #define ERROR_DUPLICATE_NAME 285
@@ -1872,6 +1989,37 @@ static inline APIRET APIENTRY DosGetInfoBlocks(PTIB *pptib, PPIB *pppib)
 {
     os2dbl__enter();
     APIRET rc = os2dbl__get_info_blocks(pptib, pppib);
+    os2dbl__leave();
+    return rc;
+}
+#endif
+
+#if defined(INCL_DOSMEMMGR) && !defined(OS2DBL_MEMMGR_H)
+#define OS2DBL_MEMMGR_H
+typedef PVOID *PPVOID;
+#define PAG_READ 0x0001
+#define PAG_WRITE 0x0002
+#define PAG_EXECUTE 0x0004
+#define PAG_GUARD 0x0008
+#define PAG_COMMIT 0x0010
+static inline APIRET APIENTRY DosAllocSharedMem(PPVOID ppb, PSZ pszName, ULONG cb, ULONG flag)
+{
+    os2dbl__enter();
+    APIRET rc = os2dbl__alloc_shared(ppb, pszName, cb, flag);
+    os2dbl__leave();
+    return rc;
+}
+static inline APIRET APIENTRY DosGetNamedSharedMem(PPVOID ppb, PSZ pszName, ULONG flag)
+{
+    os2dbl__enter();
+    APIRET rc = os2dbl__get_named_shared(ppb, pszName, flag);
+    os2dbl__leave();
+    return rc;
+}
+static inline APIRET APIENTRY DosFreeMem(PVOID pb)
+{
+    os2dbl__enter();
+    APIRET rc = os2dbl__free_mem(pb);
     os2dbl__leave();
     return rc;
 }
