@@ -11,7 +11,7 @@
  *                box; each loop takes the mutex, adds to a plain counter and touches a cache
  *                line of shared data, works a little (~20 polls) inside, unlocks, and works
  *                as much outside. The bounded spin absorbs the waits here.
- *   sleeping     the same with SLEEP_INSIDE polls inside (~50 µs) and SLEEP_OUTSIDE outside: a
+ *   sleeping     the same with SLEEP_INSIDE polls inside (50-100 µs here) and SLEEP_OUTSIDE outside: a
  *                hold longer than fastsync's spin (20 pauses, 16 yields), so waiters go to sleep
  *                in the kernel (today's contended regime never does: the spin wins).
  * Printed per implementation and T: lock+unlock pairs per second (all threads), the spread
