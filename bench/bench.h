@@ -10,6 +10,7 @@
  *   bench_futex_flush()          adds this thread's futex counts to the totals
  *   bench_vcsw()                 voluntary context switches of the process so far
  *   bench_pin(cpu)               pins the calling thread (ignored if cpu >= ncpu)
+ *   bench_limit_cpus(n)          limits the calling thread to CPUs 0..n-1 (those online)
  *   bench_libc()                 "glibc", "musl" (or "libc")
  *   bench_csv_row(...)           one machine-readable row, appended to --csv FILE
  *
@@ -149,6 +150,14 @@ static inline void bench_pin(int cpu)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static inline void bench_limit_cpus(int n)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0; cpu < n && cpu < bench_ncpu(); cpu++) CPU_SET(cpu, &set);
     (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 

@@ -17,7 +17,12 @@
  *     before, or does not see it), as a signal interrupting a futex wait does; a sleeper woken
  *     before the cancel may still be cancelled before it runs on. The wait then returns
  *     MODEL_CANCELLED and the harness runs the cleanup handler and ends the thread.
- * Not modelled: timeouts, EINTR and spurious wakeups (the fault-injection suite tests those).
+ *   - timeouts (model_time_out(): the deadline of every wait that has one passes, at a moment
+ *     GenMC chooses): a wait with a deadline that finds the word equal once the deadline has
+ *     passed returns ETIMEDOUT at once, as the kernel does for a past deadline; one asleep
+ *     when it passes is taken off the queue under the lock, and returns ETIMEDOUT unless a
+ *     wake picked it first (then 0: the kernel reports the wake).
+ * Not modelled: EINTR and spurious wakeups (the fault-injection suite tests those).
  *
  * GenMC v0.11 needs two workarounds: an effectful write after the sleeper's spin (here: else
  * a retry loop around the wait is taken for a side-effect-free spin and a woken execution is
@@ -34,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <assert.h>
+#include <errno.h>
 #include "cas_progress.h"
 
 /* GenMC's <unistd.h> has no syscall(); fastsync.h's own calls of it are never reached here. */
@@ -44,15 +50,19 @@ long syscall(long number, ...);
 #define MODEL_MAX_SLEEPS 6 /* sleeps per execution */
 #endif
 
-enum { MODEL_WOKEN, MODEL_DIFFERED, MODEL_CANCELLED };
+enum { MODEL_WOKEN, MODEL_DIFFERED, MODEL_CANCELLED, MODEL_TIMEDOUT };
 
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *model_addr[MODEL_MAX_SLEEPS]; /* under model_lock */
 static bool model_queued[MODEL_MAX_SLEEPS]; /* under model_lock: waiting for a wake */
 static int model_sleeps;                    /* under model_lock */
-static atomic_int model_woken[MODEL_MAX_SLEEPS]; /* 1: a wake picked it; 2: it ran on */
+/* 1 or'ed in: a wake picked the sleeper; 2: it ran on. Both RMWs: a sleeper that leaves on a
+ * cancel or a deadline as a wake picks it would otherwise write it unordered with the wake,
+ * which GenMC rejects. */
+static atomic_int model_woken[MODEL_MAX_SLEEPS];
 static atomic_int model_cancelled;          /* the cancel has arrived */
 static __thread bool model_cancel_target;   /* this thread can be cancelled */
+static atomic_int model_deadline_passed;    /* model_time_out() was called */
 
 static inline uint32_t model_word(void *word)
 {
@@ -71,7 +81,19 @@ static inline bool model_cancel_seen(void)
 /* pthread_cancel of the target thread. */
 static inline void model_cancel(void) { atomic_store_explicit(&model_cancelled, 1, memory_order_relaxed); }
 
-static inline int model_wait(void *word, uint32_t val)
+/* The deadline of every timed wait passes. */
+static inline void model_time_out(void)
+{
+    atomic_store_explicit(&model_deadline_passed, 1, memory_order_relaxed);
+}
+
+static inline bool model_deadline_seen(bool timed)
+{
+    return timed && atomic_load_explicit(&model_deadline_passed, memory_order_relaxed);
+}
+
+/* timed: the wait has a deadline. */
+static inline int model_wait(void *word, uint32_t val, bool timed)
 {
     atomic_thread_fence(memory_order_seq_cst);
     pthread_mutex_lock(&model_lock);
@@ -84,20 +106,25 @@ static inline int model_wait(void *word, uint32_t val)
         pthread_mutex_unlock(&model_lock);
         return MODEL_CANCELLED;
     }
+    if (model_deadline_seen(timed)) { /* a past deadline: no sleep */
+        pthread_mutex_unlock(&model_lock);
+        return MODEL_TIMEDOUT;
+    }
     int slot = model_sleeps++;
     assert(slot < MODEL_MAX_SLEEPS && "raise MODEL_MAX_SLEEPS");
     model_addr[slot] = word;
     model_queued[slot] = true;
     pthread_mutex_unlock(&model_lock);
-    while (!atomic_load_explicit(&model_woken[slot], memory_order_acquire) && !model_cancel_seen()) {}
-    atomic_store_explicit(&model_woken[slot], 2, memory_order_relaxed); /* the effectful write */
+    while (!atomic_load_explicit(&model_woken[slot], memory_order_acquire) && !model_cancel_seen() &&
+           !model_deadline_seen(timed)) {}
+    atomic_fetch_or_explicit(&model_woken[slot], 2, memory_order_relaxed); /* the effectful write */
     pthread_mutex_lock(&model_lock);
     bool picked = !model_queued[slot]; /* a wake took it off the queue */
     model_queued[slot] = false;
     pthread_mutex_unlock(&model_lock);
     atomic_thread_fence(memory_order_seq_cst);
-    if (!picked || model_cancel_seen()) return MODEL_CANCELLED; /* in the sleep, or just after */
-    return MODEL_WOKEN;
+    if (model_cancel_seen()) return MODEL_CANCELLED; /* in the sleep, or just after */
+    return picked ? MODEL_WOKEN : MODEL_TIMEDOUT;      /* not picked: the deadline ended it */
 }
 
 static inline void model_wake(void *word, int n)
@@ -107,7 +134,7 @@ static inline void model_wake(void *word, int n)
     for (int i = 0, woken = 0; i < model_sleeps && woken < n; i++) {
         if (model_addr[i] == word && model_queued[i]) {
             model_queued[i] = false;
-            atomic_store_explicit(&model_woken[i], 1, memory_order_release);
+            atomic_fetch_or_explicit(&model_woken[i], 1, memory_order_release);
             woken++;
         }
     }
@@ -125,9 +152,9 @@ static inline int model_futex_wait(void *w, uint32_t v, int sh, clockid_t c, con
 {
     (void)sh;
     (void)c;
-    (void)t;
-    if (model_wait(w, v) == MODEL_CANCELLED && model_on_cancelled) model_on_cancelled();
-    return 0;
+    int r = model_wait(w, v, t != NULL);
+    if (r == MODEL_CANCELLED && model_on_cancelled) model_on_cancelled();
+    return r == MODEL_TIMEDOUT ? ETIMEDOUT : 0;
 }
 
 static inline void model_futex_wake(void *w, int n, int sh)
