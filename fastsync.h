@@ -1419,8 +1419,8 @@ FASTSYNC_API void fastsync_event_set(fastsync_event_t *e)
         /* release: pairs with the acquire load/CAS in wait and is_set that reads this SET or
          * a later value of the word. failure relaxed: loop. */
     } while (!fastsync__cas_weak(
-                                 &e->state, &old, ((old & ~FASTSYNC__EV_STATE) + FASTSYNC__EV_GEN_ONE) | FASTSYNC__EV_SET,
-                                 memory_order_release, memory_order_relaxed));
+        &e->state, &old, ((old & ~FASTSYNC__EV_STATE) + FASTSYNC__EV_GEN_ONE) | FASTSYNC__EV_SET,
+        memory_order_release, memory_order_relaxed));
     /* From here on `e` may be gone: only its address is used. */
     if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY)
         fastsync__wake(FASTSYNC__FUTEX_ADDR(&e->state), INT_MAX, fastsync__ev_shared(old));
