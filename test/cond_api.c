@@ -6,7 +6,8 @@
  * a bad tv_nsec) and ETIMEDOUT for a past deadline, each at once with the mutex still held,
  * and ETIMEDOUT after a short sleep with the mutex held again; the ticket's awaits: EINVAL
  * and ETIMEDOUT, each leaving no ticket registered; a signal pending for a ticket is taken
- * by await at once, even with a past deadline. */
+ * by await at once, even with a past deadline; with 65535 tickets registered, register and
+ * wait say EAGAIN. */
 #include "harness.h"
 
 static fastsync_cond_t gc = FASTSYNC_COND_INIT;
@@ -92,5 +93,15 @@ int main(void)
     is_int(fastsync_cond_await(&c, &t), 0, "await after it: 0 at once");
     is_int(test_cond_word(&c) >> 32, 0, "... no ticket, no signal left");
     is_int(fastsync_cond_destroy(&c), 0, "destroy");
+
+    /* white-box: a word with FASTSYNC_COND_TICKETS_MAX tickets registered (relaxed: no other
+     * thread uses it) */
+    atomic_store_explicit(&c.state, (uint64_t)FASTSYNC_COND_TICKETS_MAX << 32, memory_order_relaxed);
+    is_int(fastsync_cond_register(&c, &t), EAGAIN, "register with 65535 tickets registered: EAGAIN");
+    fastsync_mutex_lock(&m);
+    is_int(fastsync_cond_wait(&c, &m), EAGAIN, "wait with 65535 tickets registered: EAGAIN");
+    is_int(test_mutex_state(&m), 1, "... the mutex held");
+    fastsync_mutex_unlock(&m);
+    is_int(test_cond_waiters(&c), FASTSYNC_COND_TICKETS_MAX, "... the count unchanged");
     return done_testing();
 }
