@@ -19,6 +19,7 @@ static fastsync_mutex_t m = FASTSYNC_MUTEX_INIT;
 static _Atomic(int) held_in_cleanup; /* the cleanup handler found the mutex locked */
 static _Atomic(int) flag;
 static pthread_t absorber;
+static _Thread_local bool is_absorber; /* this thread is A */
 static _Atomic(int) absorber_armed;
 
 enum { K_WAIT, K_TIMED, K_TICKET };
@@ -93,7 +94,7 @@ static void asleep(int kind, bool pending)
 static void after_wait(void)
 {
     int one = 1;
-    if (pthread_equal(pthread_self(), absorber) && atomic_compare_exchange_strong(&absorber_armed, &one, 2)) {
+    if (is_absorber && atomic_compare_exchange_strong(&absorber_armed, &one, 2)) {
         while (atomic_load(&absorber_armed) != 3) test_sleep_ns(100000); /* the cancel is sent */
         pthread_testcancel();
     }
@@ -102,6 +103,7 @@ static void after_wait(void)
 static void *absorber_main(void *unused)
 {
     (void)unused;
+    is_absorber = true;
     fastsync_mutex_lock(&m);
     pthread_cleanup_push(cleanup, NULL);
     fastsync_cond_wait(&c, &m);
