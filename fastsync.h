@@ -1763,10 +1763,12 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * (The cost: a wake-all happens only when a wait comes back uncalled while a signal is in
  * flight: the race window above, or a spurious wakeup.)
  *
- * Which waiters a signal may wake: it lets one registered ticket return 0, one that was
- * registered when it was made (so a signal with none registered is lost, as POSIX's), or
- * one registered later when a waiter it called cancels and passes it on. Which one is not
- * said (no FIFO). A broadcast lets every ticket registered at its RMW return 0. A wait
+ * Which waiters a signal may wake: it lets exactly one registered ticket return 0, one
+ * that was registered when it was made (a signal with none registered is lost, as POSIX's;
+ * when two signals are in flight, two tickets called by the later one may take them in
+ * either order), or one registered later when a waiter it called cancels and passes it on.
+ * Which one is not said (no FIFO). A broadcast lets every ticket registered at its RMW
+ * return 0. A wait
  * returns 0 only by claiming a signal: no spurious wakeups; "spurious" here is a futex wait
  * that returns while the waiter is not called, or P == 0: the waiter looks and sleeps
  * again (and passes on, the once above). The wrap bound: seq has 31 bits; a waiter that stays
