@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fastsync.h - fast semaphore and manual-reset event on C11 atomics and wait-on-address.
+/* fastsync.h - fast semaphore, manual-reset event, mutex and condition variable on C11
+ * atomics and wait-on-address.
  *
  * One header, no library to link, no allocation, no global state. Copy it into a project
  * (or use it as the meson subproject `fastsync`). Every function stays in user space
@@ -95,6 +96,44 @@
  *   Not a cancellation point (as pthread_mutex_lock); no fairness promised; a thread that
  *   locks a mutex it holds deadlocks (a timed lock times out); any thread may unlock.
  *
+ * Condition variable, 8 bytes, counters only (so FASTSYNC_SHARED works across processes):
+ * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
+ *   int  fastsync_cond_init(fastsync_cond_t *c, int flags);           EINVAL: bad flags
+ *   int  fastsync_cond_destroy(fastsync_cond_t *c);     EBUSY while a ticket is registered
+ *   int  fastsync_cond_signal(fastsync_cond_t *c);      always 0
+ *   int  fastsync_cond_broadcast(fastsync_cond_t *c);   always 0
+ *   int  fastsync_cond_wait(fastsync_cond_t *c, fastsync_mutex_t *m);
+ *   int  fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m,
+ *                                const struct timespec *abs_monotonic);
+ *   int  fastsync_cond_clockwait(fastsync_cond_t *c, fastsync_mutex_t *m, clockid_t clock,
+ *                                const struct timespec *abs);
+ *            m locked by the caller: unlocked while the thread waits, locked again before the
+ *            wait returns (also with ETIMEDOUT). 0: a signal or broadcast woke it (never
+ *            spuriously); ETIMEDOUT, EINVAL (the deadline, as below: returned at once, m
+ *            held throughout); EPERM: m was not locked (no wait made); EAGAIN:
+ *            FASTSYNC_COND_TICKETS_MAX (65535) tickets registered already.
+ *   The ticket API, for several mutexes or none:
+ *   int  fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t);  0, EAGAIN
+ *            (65535 registered). Take it before checking the predicates; then exactly one of:
+ *   int  fastsync_cond_cancel(fastsync_cond_t *c, fastsync_cond_ticket_t *t);    always 0
+ *            (a predicate was true: no wait; a signal meant for t is passed on)
+ *   int  fastsync_cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t);     always 0
+ *   int  fastsync_cond_timedawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
+ *                                 const struct timespec *abs_monotonic);
+ *   int  fastsync_cond_clockawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
+ *                                 clockid_t clock, const struct timespec *abs);
+ *            0: a signal or broadcast made after t was registered woke it; ETIMEDOUT;
+ *            EINVAL (the deadline). Every one of them deregisters t, whatever it returns.
+ *   FASTSYNC_COND_INIT  static initializer (process-private)
+ *   Intended use (two queues, each with its own mutex, one consumer; producers push under
+ *   their queue's mutex, unlock, then signal):
+ *     for (;;) { fastsync_cond_register(&c, &t);
+ *                if (take(&q1) || take(&q2)) { fastsync_cond_cancel(&c, &t); break; }
+ *                fastsync_cond_await(&c, &t); }        (take locks and unlocks its queue)
+ *   A predicate that no lock guards must be stored and loaded seq_cst (the Condition
+ *   variable section says why); signal and broadcast may be called with or without any
+ *   mutex held.
+ *
  * Deadlines: absolute struct timespec; *_timedwait measures them on CLOCK_MONOTONIC,
  *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME. (sem_timedwait measures on
  *   CLOCK_REALTIME: code ported from it calls fastsync_sem_clockwait(s, CLOCK_REALTIME, t).)
@@ -110,6 +149,9 @@
  *   handler (destroy then says 0, and a later post makes no wake); if a post had woken it
  *   for a token it did not take, the handler wakes another sleeper instead. A cancelled
  *   event waiter leaves what a timed-out one leaves: the next set makes one FUTEX_WAKE. A
+ *   cancelled condition variable waiter deregisters its ticket, passing on a signal it may
+ *   have absorbed (as fastsync_cond_cancel), and cond_wait's then locks the mutex again
+ *   before the caller's cleanup handlers run (as POSIX requires of pthread_cond_wait). A
  *   wait that can take or return at once is not a cancellation point (the fast paths make
  *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
  *
@@ -144,8 +186,22 @@
  *     FUTEX_WAKE (of one thread) only when the word says a thread may sleep. A successful
  *     lock synchronizes-with the unlock before it. An unlock touches the mutex only up to
  *     that RMW: the next owner may destroy and free it at once.
+ *   - signal and broadcast with no ticket registered (or each registered ticket already
+ *     owed a signal): one load, no write, no syscall. Otherwise one RMW and one
+ *     FUTEX_WAKE (of one thread; broadcast: all), after which the condvar is not touched:
+ *     the waiter may destroy and free it at once. A wait registers and deregisters with
+ *     one RMW each and makes no syscall unless it sleeps; it does not spin.
+ *   - Condition variable: a signal lets exactly one registered ticket's wait return 0 (one
+ *     registered at the signal, or later, if a waiter it reached is cancelled and passes it
+ *     on); which one is not said: no FIFO. A broadcast lets every ticket registered at it
+ *     return 0. A wait returns 0 only for a signal or broadcast: no spurious wakeups. A
+ *     waiter that times out neither keeps nor leaks a signal: if one was owed to it by the
+ *     time it deregisters, it returns 0 instead. A successful wait synchronizes-with the
+ *     signal or broadcast that woke it. Its 31-bit sequence wraps: a waiter descheduled
+ *     while exactly k * 2^31 signals happen may miss one (the Condition variable section).
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
- *     sizeof(fastsync_mutex_t) == 4.
+ *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_cond_t) == 8 (8-aligned; a
+ *     fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
  * the same way)
@@ -159,6 +215,12 @@
  *     count) or its deadline. A setter that dies there leaves the event set with its
  *     sleepers asleep until their deadline or a reset and another set (a set on a set
  *     event does nothing).
+ *   - A condition variable waiter that dies registered (killed, or cancelled
+ *     asynchronously) leaves its ticket counted: destroy says EBUSY, and the ticket takes
+ *     one signal as a live waiter would (a signal that covers it wakes nobody for it);
+ *     after that it costs nothing, and live waiters lose nothing. A signaler that dies
+ *     between its RMW and its wake leaves its signal pending with its waiter asleep until
+ *     the next signal or broadcast that finds an uncovered waiter, or its deadline.
  *   - A thread or process that dies holding a mutex leaves it locked for good (no robust
  *     kind: the owner is not recorded); one that dies asleep in lock leaves the word saying
  *     CONTENDED: the next unlock makes one needless FUTEX_WAKE.
@@ -167,11 +229,12 @@
  *     waiter, above.
  *
  * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
- *   event_reset, event_is_set and deadline_in may be called from a signal handler (lock-free
- *   atomics and raw system calls; errno is kept). The blocking waits may not (they change
- *   the cancellation type, and may sleep on an object the interrupted thread is using). The
- *   POSIX backend: the same but post, post_n and event_set, which lock its wait table when a
- *   waiter is registered (the interrupted thread may hold that lock). On OS/2 no call is
+ *   event_reset, event_is_set, cond_signal, cond_broadcast and deadline_in may be called
+ *   from a signal handler (lock-free atomics and raw system calls; errno is kept). The
+ *   blocking waits may not (they change the cancellation type, and may sleep on an object
+ *   the interrupted thread is using). The POSIX backend: the same but post, post_n,
+ *   event_set, cond_signal and cond_broadcast, which lock its wait table when a waiter is
+ *   registered (the interrupted thread may hold that lock). On OS/2 no call is
  *   async-signal-safe.
  *
  * When the kernel refuses futex (Linux backend; ENOSYS or EPERM: a kernel without futex, a
@@ -1075,14 +1138,21 @@ FASTSYNC_API uint32_t fastsync__sem_tokens(uint64_t v) { return (uint32_t)(v & F
 FASTSYNC_API uint32_t fastsync__sem_waiters(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_WAITERS) >> 32); }
 FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SHARED) != 0; }
 
+/* The address of the low 32 bits of a 64-bit word at `word` (the semaphore's and the
+ * condition variable's futex word): its second half on a big-endian CPU. */
+FASTSYNC_API void *fastsync__low_half(void *word)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint32_t *)word + 1;
+#else
+    return word;
+#endif
+}
+
 /* The address of the token half, the futex word (computed, never read, by post). */
 FASTSYNC_API void *fastsync__sem_futex(fastsync_sem_t *s)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return (uint32_t *)FASTSYNC__FUTEX_ADDR(&s->state) + 1;
-#else
-    return FASTSYNC__FUTEX_ADDR(&s->state);
-#endif
+    return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&s->state));
 }
 
 FASTSYNC_API int fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags)
@@ -1700,6 +1770,385 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
     if (fastsync__mx_state(old) == FASTSYNC__MX_CONTENDED)
         fastsync__wake(FASTSYNC__FUTEX_ADDR(&m->state), 1, shared != 0);
     return fastsync__mx_state(old) == FASTSYNC__MX_UNLOCKED ? EPERM : 0;
+}
+
+/* ======================================================================================
+ * Condition variable
+ *
+ * State: one 64-bit atomic word, counters only (a FASTSYNC_SHARED condvar lives in memory
+ * that another process maps: no waiter may be a node on some thread's stack).
+ *   bits  0..30  seq      moves (+1, mod 2^31) at every signal or broadcast that has a
+ *                         waiter to cover. The low 32 bits are the futex word: a sleeper
+ *                         sleeps while they hold what it last read.
+ *   bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 32..47  waiters  W: tickets registered (a waiter in wait, or a ticket taken and
+ *                         neither awaited to the end nor cancelled); at most 65535
+ *   bits 48..63  pending  P: signals issued and not yet claimed, P <= W
+ * A ticket remembers seq as it was when it was taken. A ticket is "called" once seq differs
+ * from it (a signal or broadcast came after it was taken). Seq, W and P in one word are the
+ * point: a signal reads "is a waiter left uncovered?" and publishes its signal in one RMW,
+ * so no ticket can be taken unseen between the two, and the signal never reads the
+ * condvar again.
+ *
+ * Transitions (each one RMW on the word):
+ *   ticket     W += 1                                (seq_cst; its seq is the ticket)
+ *   signal     if W > P: P += 1, seq += 1; then wake 1
+ *   broadcast  if W > P: P = W, seq += 1; then wake all
+ *   claim      W -= 1, P -= 1   by a called ticket, when P > 0: the wait returns 0
+ *   leave      W -= 1           (a wait timed out, not called or P == 0; a cancel)
+ *   pass on    W -= 1, seq += 1 (a called ticket cancelled while P > 0 and W > P: it
+ *                                gives its signal to the others; then wake 1)
+ * A signal or broadcast that finds W == P (every registered ticket already has a signal
+ * coming, or none is registered) writes nothing and makes no syscall.
+ *
+ * Why no wakeup is lost. Invariant: P <= E, E being the registered tickets that are called.
+ * A signal sees W > P, and its seq += 1 calls all W tickets: P + 1 <= W = E. A broadcast
+ * likewise (P = W = E). A new ticket is not called (E unchanged). A claim takes one from
+ * both. A leave by an uncalled ticket leaves E alone, and a called ticket leaves only when
+ * P == 0 (a called waiter that times out with P > 0 claims instead and returns 0: a timed-out
+ * waiter neither keeps nor leaks a signal); a cancelled called ticket with P > 0 claims when
+ * W == P, and otherwise passes its signal on, whose seq += 1 calls all W - 1 others. So every
+ * pending signal has a called registered ticket to claim it, and a called waiter that looks
+ * at the word with P > 0 claims (it sleeps only on a word with P == 0, or not called, and
+ * seq moving wakes its futex compare). What is left is who the wake reaches. Each signal
+ * makes one wake after its RMW, but a ticket taken between that RMW and the wake is not
+ * called, sleeps, and may be the one the wake reaches (FUTEX_WAKE wakes the oldest sleeper
+ * on Linux and the POSIX table is FIFO, but neither order is promised: WaitOnAddress does not
+ * say): the wake meant for an older ticket is then absorbed by a thread that must not claim
+ * (the lost wakeup of Zig issue 12877). So a waiter that comes back from a sleep uncalled
+ * and sees P > 0 passes the wake on, by waking every sleeper (not one: a wake of one may
+ * reach another uncalled sleeper, and then back, for as long as the kernel likes), and it
+ * does so at most once per ticket (the bound: a spurious wakeup, or P > 0 only because the
+ * called waiter has been woken and not run yet, costs at most one wake-all per ticket taken
+ * since the last seq move, never a ring). Once is enough: after that wake-all at time T,
+ * every called sleeper queued at T has been woken, and a called waiter that goes to sleep
+ * later read the word after T; seq has not moved since the ticket was taken (it is still
+ * uncalled), so no signal came after that read, and the waiter slept because P was 0 then,
+ * i.e. every signal up to then had been claimed. So when the uncalled ticket absorbs a wake
+ * again, no called waiter is asleep while P > 0. A timed-out or cancelled uncalled ticket
+ * that slept does the same as it leaves.
+ * (The cost: a wake-all happens only when a wait comes back uncalled while a signal is in
+ * flight: the race window above, or a spurious wakeup.)
+ *
+ * Which waiters a signal may wake: it lets exactly one registered ticket return 0, one
+ * that was registered when it was made (a signal with none registered is lost, as POSIX's;
+ * when two signals are in flight, two tickets called by the later one may take them in
+ * either order), or one registered later when a waiter it called cancels and passes it on.
+ * Which one is not said (no FIFO). A broadcast lets every ticket registered at its RMW
+ * return 0. A wait
+ * returns 0 only by claiming a signal: no spurious wakeups; "spurious" here is a futex wait
+ * that returns while the waiter is not called, or P == 0: the waiter looks and sleeps
+ * again (and passes on, the once above). The wrap bound: seq has 31 bits; a waiter that stays
+ * descheduled while exactly k * 2^31 signals and broadcasts that found an uncovered waiter
+ * happen (2 147 483 648) sees its ticket again and takes itself for uncalled: it sleeps on
+ * until the next signal, and that signal's waiter may then be it instead of another.
+ *
+ * Memory order. A signal synchronizes-with the wait that claims it (release RMW, acquire
+ * claim; a pass-on continues the release sequence). The handshake that makes a signal with
+ * no registered waiter safe to skip is Dekker's: the waiter takes its ticket (RMW) and then
+ * reads its predicate; the signaler writes the predicate and then reads W. When a lock
+ * orders them (the predicate read and written under a mutex, the ticket taken before the
+ * waiter's unlock or inside its lock), the lock's happens-before does it. Without a lock,
+ * the ticket's RMW and signal's first load are seq_cst, and the caller's predicate store
+ * and load must be seq_cst too (on x86 a seq_cst load is a plain load; the store is an
+ * xchg): then the signal's load does not see the ticket only if it comes before it in the
+ * single total order, and then the waiter's load of the predicate sees the store.
+ * ====================================================================================== */
+
+typedef struct fastsync_cond {
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
+} fastsync_cond_t;
+
+/* A ticket: the caller's, on its stack; private fields. */
+typedef struct fastsync_cond_ticket {
+    uint32_t seq;   /* seq when the ticket was taken */
+    uint32_t flags; /* FASTSYNC__CT_* */
+} fastsync_cond_ticket_t;
+
+#ifdef __cplusplus
+#define FASTSYNC_COND_INIT { { 0 } }
+#else
+#define FASTSYNC_COND_INIT { 0 }
+#endif
+
+#define FASTSYNC__CV_SEQ 0x7fffffffu                       /* mask of the sequence field */
+#define FASTSYNC__CV_SHARED 0x80000000u                    /* process-shared flag */
+#define FASTSYNC__CV_WAITER ((uint64_t)1 << 32)            /* one registered ticket */
+#define FASTSYNC__CV_PENDING_ONE ((uint64_t)1 << 48)       /* one pending signal */
+#define FASTSYNC__CV_MAX 0xffffu                           /* most tickets registered at once */
+#define FASTSYNC_COND_TICKETS_MAX 65535
+
+#define FASTSYNC__CT_SLEPT 1u     /* the ticket's waiter has been in a futex wait */
+#define FASTSYNC__CT_FORWARDED 2u /* ... and has passed on a wake while uncalled */
+
+FASTSYNC_API uint32_t fastsync__cv_waiters(uint64_t v) { return (uint32_t)(v >> 32) & FASTSYNC__CV_MAX; }
+FASTSYNC_API uint32_t fastsync__cv_pending(uint64_t v) { return (uint32_t)(v >> 48); }
+FASTSYNC_API int fastsync__cv_shared(uint64_t v) { return ((uint32_t)v & FASTSYNC__CV_SHARED) != 0; }
+/* The ticket has been called: a signal or broadcast moved seq since it was taken. */
+FASTSYNC_API bool fastsync__cv_called(uint64_t v, const fastsync_cond_ticket_t *t)
+{
+    return ((uint32_t)v & FASTSYNC__CV_SEQ) != t->seq;
+}
+/* v with seq one further (mod 2^31), the rest unchanged. */
+FASTSYNC_API uint64_t fastsync__cv_next(uint64_t v)
+{
+    return (v & ~(uint64_t)FASTSYNC__CV_SEQ) | (((uint32_t)v + 1) & FASTSYNC__CV_SEQ);
+}
+FASTSYNC_API void *fastsync__cv_futex(fastsync_cond_t *c)
+{
+    return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&c->state));
+}
+
+FASTSYNC_API int fastsync_cond_init(fastsync_cond_t *c, int flags)
+{
+    if (!fastsync__flags_ok(flags)) return EINVAL;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    fastsync__store(&c->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__CV_SHARED : 0u,
+                    memory_order_relaxed);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
+{
+    /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. */
+    return fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed)) != 0 ? EBUSY : 0;
+}
+
+/* signal (all false) or broadcast (all true). */
+FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, bool all)
+{
+    /* seq_cst: the signaler's half of the handshake with fastsync_cond_register's seq_cst RMW
+     * (see "Memory order" above): this load sees every ticket taken before it in the total
+     * order, and a ticket taken after it sees the caller's predicate. */
+    uint64_t v = fastsync__load(&c->state, memory_order_seq_cst);
+    uint64_t nv;
+    do {
+        uint32_t w = fastsync__cv_waiters(v), p = fastsync__cv_pending(v);
+        if (w <= p) return 0; /* every registered ticket has a signal coming, or none is */
+        nv = fastsync__cv_next(v) + (all ? (uint64_t)(w - p) : 1u) * FASTSYNC__CV_PENDING_ONE;
+        /* release: pairs with the acquire claim of the waiter that takes this signal
+         * (fastsync__cond_sleep, fastsync__cond_leave). failure relaxed: a fresher `v`, later
+         * in the word's order than the seq_cst load, so the handshake still holds for it. */
+    } while (!fastsync__cas_weak(&c->state, &v, nv, memory_order_release, memory_order_relaxed));
+    /* From here on `c` may be freed by a waiter that claimed: only its address is used. */
+    fastsync__wake(fastsync__cv_futex(c), all ? INT_MAX : 1, fastsync__cv_shared(v));
+    return 0;
+}
+
+FASTSYNC_API int fastsync_cond_signal(fastsync_cond_t *c) { return fastsync__cond_wake(c, false); }
+FASTSYNC_API int fastsync_cond_broadcast(fastsync_cond_t *c) { return fastsync__cond_wake(c, true); }
+
+FASTSYNC_API int fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
+{
+    /* relaxed: a guess for the CAS. */
+    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    do {
+        if (fastsync__cv_waiters(v) == FASTSYNC__CV_MAX) return EAGAIN;
+        /* seq_cst: the waiter's half of the handshake with the seq_cst load in
+         * fastsync__cond_wake (see "Memory order" above). failure relaxed: retried. */
+    } while (!fastsync__cas_weak(&c->state, &v, v + FASTSYNC__CV_WAITER,
+                                 memory_order_seq_cst, memory_order_relaxed));
+    t->seq = (uint32_t)v & FASTSYNC__CV_SEQ;
+    t->flags = 0;
+    return 0;
+}
+
+/* The wake an uncalled ticket passes on, at most once (see the argument above), given `v`,
+ * the word it just read or wrote. */
+FASTSYNC_API void fastsync__cond_forward(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint64_t v)
+{
+    if (fastsync__cv_called(v, t) || fastsync__cv_pending(v) == 0 ||
+        (t->flags & (FASTSYNC__CT_SLEPT | FASTSYNC__CT_FORWARDED)) != FASTSYNC__CT_SLEPT)
+        return;
+    t->flags |= FASTSYNC__CT_FORWARDED;
+    fastsync__wake(fastsync__cv_futex(c), INT_MAX, fastsync__cv_shared(v));
+}
+
+/* Deregisters ticket t given `v`, a fresh guess of the word. cancel false (a wait that timed
+ * out): claims a signal if called and one is pending (returns 0), else leaves (ETIMEDOUT).
+ * cancel true: leaves, passing on a signal it could claim (returns 0). Then at most a wake,
+ * on the word's address only: `c` may be freed once the ticket is gone. */
+FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint64_t v,
+                                        bool cancel)
+{
+    uint64_t nv;
+    int r;
+    bool pass_on;
+    do {
+        nv = v - FASTSYNC__CV_WAITER;
+        r = cancel ? 0 : ETIMEDOUT;
+        pass_on = false;
+        if (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
+            if (!cancel) {
+                nv -= FASTSYNC__CV_PENDING_ONE; /* claim */
+                r = 0;
+            } else if (fastsync__cv_waiters(v) > fastsync__cv_pending(v)) {
+                nv = fastsync__cv_next(nv); /* pass on: calls every other ticket */
+                pass_on = true;
+            } else {
+                nv -= FASTSYNC__CV_PENDING_ONE; /* W == P: each other ticket has its own */
+            }
+        }
+        /* acquire: a claim pairs with the release CAS of the signal it takes (a leave or a
+         * pass-on takes nothing; a pass-on's RMW continues the signal's release sequence for
+         * the waiter that claims it). failure relaxed: retried with the fresh value. */
+    } while (!fastsync__cas_weak(&c->state, &v, nv, memory_order_acquire, memory_order_relaxed));
+    /* From here on `c` may be freed: only its address is used. */
+    if (pass_on)
+        fastsync__wake(fastsync__cv_futex(c), 1, fastsync__cv_shared(v));
+    else
+        fastsync__cond_forward(c, t, v);
+    return r;
+}
+
+FASTSYNC_API int fastsync_cond_cancel(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
+{
+    /* relaxed: a guess for the CAS in fastsync__cond_leave. */
+    return fastsync__cond_leave(c, t, fastsync__load(&c->state, memory_order_relaxed), true);
+}
+
+/* A registered ticket's wait: claim a signal, or time out and leave. timed_out: the deadline
+ * has passed already (look once, then leave). abstime NULL: no deadline. Returns 0 or
+ * ETIMEDOUT, the ticket deregistered. */
+FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket_t *t, clockid_t clock,
+                                        const struct timespec *abstime, bool timed_out)
+{
+    /* relaxed: decides what to try; a claim is an acquire CAS. */
+    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    for (;;) {
+        if (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
+            /* claim. acquire: pairs with the release CAS of the signal (or broadcast) that
+             * made it pending. failure relaxed: loop with the fresh value. */
+            if (fastsync__cas_weak(&c->state, &v, v - FASTSYNC__CV_WAITER - FASTSYNC__CV_PENDING_ONE,
+                                   memory_order_acquire, memory_order_relaxed))
+                return 0;
+            continue;
+        }
+        if (timed_out) return fastsync__cond_leave(c, t, v, false);
+        fastsync__cond_forward(c, t, v);
+        t->flags |= FASTSYNC__CT_SLEPT;
+        /* sleeps while seq (and the shared bit) are as read: a signal moves seq first */
+        timed_out = fastsync__wait(fastsync__cv_futex(c), (uint32_t)v, fastsync__cv_shared(v), clock,
+                                   abstime) == ETIMEDOUT;
+        /* relaxed: as above. */
+        v = fastsync__load(&c->state, memory_order_relaxed);
+    }
+}
+
+/* What a cancelled waiter's cleanup handler needs. */
+struct fastsync__cond_cleanup {
+    fastsync_cond_t *c;
+    fastsync_cond_ticket_t *t;
+    fastsync_mutex_t *m; /* NULL: the ticket API (no mutex to lock again) */
+};
+
+/* The cleanup of a waiter cancelled in its sleep: deregister (passing on a signal it may have
+ * absorbed, as fastsync_cond_cancel), then lock the mutex again, so that the caller's cleanup
+ * handlers run with it held, as POSIX requires of pthread_cond_wait. */
+FASTSYNC__COLD void fastsync__cond_cancelled(void *arg)
+{
+    struct fastsync__cond_cleanup *k = (struct fastsync__cond_cleanup *)arg;
+    (void)fastsync_cond_cancel(k->c, k->t);
+    if (k->m != NULL) (void)fastsync_mutex_lock(k->m);
+}
+
+#if FASTSYNC__CANCEL
+/* fastsync__cond_sleep with fastsync__cond_cancelled as its cancellation cleanup. */
+FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__cond_sleep_cancellable(
+    fastsync_cond_t *c, fastsync_cond_ticket_t *t, fastsync_mutex_t *m, clockid_t clock,
+    const struct timespec *abstime, bool timed_out)
+{
+    int r;
+    struct fastsync__cond_cleanup k;
+    k.c = c;
+    k.t = t;
+    k.m = m;
+    pthread_cleanup_push(fastsync__cond_cancelled, &k);
+    r = fastsync__cond_sleep(c, t, clock, abstime, timed_out);
+    pthread_cleanup_pop(0);
+    return r;
+}
+#endif
+
+/* Every await and wait after its ticket is taken (and the mutex, if any, unlocked). */
+FASTSYNC_API int fastsync__cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
+                                      fastsync_mutex_t *m, clockid_t clock,
+                                      const struct timespec *abstime, bool timed_out)
+{
+#if FASTSYNC__CANCEL
+    return fastsync__cond_sleep_cancellable(c, t, m, clock, abstime, timed_out);
+#else
+    (void)m;
+    return fastsync__cond_sleep(c, t, clock, abstime, timed_out);
+#endif
+}
+
+FASTSYNC_API int fastsync_cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
+{
+    return fastsync__cond_await(c, t, NULL, CLOCK_MONOTONIC, NULL, false);
+}
+
+FASTSYNC_API int fastsync_cond_clockawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
+                                          clockid_t clock, const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) {
+        (void)fastsync_cond_cancel(c, t);
+        return r;
+    }
+    r = fastsync__deadline_check(clock, abstime);
+    if (r == EINVAL) {
+        (void)fastsync_cond_cancel(c, t);
+        return r;
+    }
+    /* a past deadline: look once (a pending signal is taken), then leave */
+    return fastsync__cond_await(c, t, NULL, clock, abstime, r == ETIMEDOUT);
+}
+
+FASTSYNC_API int fastsync_cond_timedawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
+                                          const struct timespec *abs_monotonic)
+{
+    return fastsync_cond_clockawait(c, t, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+/* Every wait: take a ticket under the mutex, unlock, await, lock again. abstime NULL: no
+ * deadline (clock unused). */
+FASTSYNC__COLD int fastsync__cond_wait(fastsync_cond_t *c, fastsync_mutex_t *m, clockid_t clock,
+                                       const struct timespec *abstime)
+{
+    fastsync_cond_ticket_t t;
+    int r = fastsync_cond_register(c, &t);
+    if (r != 0) return r;
+    if (fastsync_mutex_unlock(m) != 0) {
+        (void)fastsync_cond_cancel(c, &t); /* the mutex was not locked: no wait */
+        return EPERM;
+    }
+    r = fastsync__cond_await(c, &t, m, clock, abstime, false);
+    (void)fastsync_mutex_lock(m);
+    return r;
+}
+
+FASTSYNC_API int fastsync_cond_wait(fastsync_cond_t *c, fastsync_mutex_t *m)
+{
+    return fastsync__cond_wait(c, m, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_cond_clockwait(fastsync_cond_t *c, fastsync_mutex_t *m, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    /* EINVAL, or ETIMEDOUT for a deadline already past: at once, the mutex held throughout
+     * (no signal can be owed to a ticket not taken yet). */
+    r = fastsync__deadline_check(clock, abstime);
+    if (r != 0) return r;
+    return fastsync__cond_wait(c, m, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m,
+                                         const struct timespec *abs_monotonic)
+{
+    return fastsync_cond_clockwait(c, m, CLOCK_MONOTONIC, abs_monotonic);
 }
 
 #ifdef __cplusplus

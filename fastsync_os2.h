@@ -5,8 +5,8 @@
  * Include fastsync.h, not this file: fastsync.h includes it (twice: its configuration,
  * then its code) when __OS2__ is defined (GCC for OS/2 with kLIBC, OpenWatcom with
  * -bt=os2). Copy both headers into the project. The API, its guarantees and its error codes
- * are fastsync.h's (its manual is the reference); the semaphore, the event and the mutex are
- * the same code on every backend. What OS/2 changes:
+ * are fastsync.h's (its manual is the reference); the semaphore, the event, the mutex and the
+ * condition variable are the same code on every backend. What OS/2 changes:
  *
  * Build: GCC for OS/2 (kLIBC):  gcc -std=c11 -Zmt app.c       C11 atomics
  *        OpenWatcom:             wcl386 -bt=os2 -za99 -bm app.c  no atomics (below)

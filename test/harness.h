@@ -10,6 +10,7 @@
  *   test_after_futex_wait        (Linux) a function the futex layer calls in the waiting
  *                                thread after each wait that reached the kernel
  *   test_after_futex_wake        (Linux) the same in the waking thread after each wake
+ *   test_wait_override/_wake_override  (Linux) a test's own seam below the counting layer
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
@@ -38,6 +39,8 @@
  *                                test_kernel_waits() before they started (each made its
  *                                first kernel wait)
  *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
+ *   test_cond_waiters(c), test_cond_pending(c), test_cond_word(c), test_dump_cond(what, c)
+ *                                the condvar's registered tickets, pending signals
  * Event sleepers (struct test_sleeper: one thread, one wait on an event):
  *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
@@ -102,6 +105,13 @@ static _Thread_local uint64_t test_inject_state;
 static _Atomic(uint64_t) test_inject_threads;
 #endif
 
+/* A test's own wait and wake in place of the backend's, when set (set them before the threads
+ * start; both or neither): a seam with another wake order than the kernel's (cond_rewait.c).
+ * They are still counted; FASTSYNC_TEST_INJECT's faults come before them. */
+static int (*test_wait_override)(void *word, uint32_t expected, int shared, clockid_t clock,
+                                 const struct timespec *abstime);
+static void (*test_wake_override)(void *word, int n, int shared);
+
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime)
 {
@@ -117,7 +127,8 @@ static inline int test_futex_wait(void *word, uint32_t expected, int shared, clo
     default: break;
     }
 #endif
-    int r = fastsync__wait_sys(word, expected, shared, clock, abstime);
+    int r = test_wait_override ? test_wait_override(word, expected, shared, clock, abstime)
+                               : fastsync__wait_sys(word, expected, shared, clock, abstime);
     if (test_after_futex_wait) test_after_futex_wait();
     return r;
 }
@@ -126,7 +137,10 @@ static inline void test_futex_wake(void *word, int n, int shared)
 {
     /* relaxed: a statistic, read after the threads are joined. */
     atomic_fetch_add_explicit(&test_wakes_made, 1, memory_order_relaxed);
-    fastsync__wake_sys(word, n, shared);
+    if (test_wake_override)
+        test_wake_override(word, n, shared);
+    else
+        fastsync__wake_sys(word, n, shared);
     if (test_after_futex_wake) test_after_futex_wake();
 }
 
@@ -183,6 +197,30 @@ static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
     uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     diag("%s: word 0x%08" PRIx32 " (%s, shared %d)", what, v, state[fastsync__mx_state(v)],
          (v & FASTSYNC__MX_SHARED) != 0);
+}
+
+/* The condition variable's registered tickets (W) and pending signals (P). */
+static inline uint32_t test_cond_waiters(const fastsync_cond_t *c)
+{
+    return fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed));
+}
+
+static inline uint32_t test_cond_pending(const fastsync_cond_t *c)
+{
+    return fastsync__cv_pending(fastsync__load(&c->state, memory_order_relaxed));
+}
+
+static inline uint64_t test_cond_word(const fastsync_cond_t *c)
+{
+    return fastsync__load(&c->state, memory_order_relaxed);
+}
+
+static inline void test_dump_cond(const char *what, const fastsync_cond_t *c)
+{
+    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    diag("%s: word 0x%016" PRIx64 " (seq %" PRIu32 ", shared %d, tickets %" PRIu32 ", pending %" PRIu32 ")",
+         what, v, (uint32_t)v & FASTSYNC__CV_SEQ, fastsync__cv_shared(v), fastsync__cv_waiters(v),
+         fastsync__cv_pending(v));
 }
 
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)

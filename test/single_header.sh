@@ -43,7 +43,16 @@ int main(void)
     bad |= fastsync_event_destroy(&e) != 0;
     fastsync_event_set(&ge);
     bad |= !fastsync_event_is_set(&ge);
-    bad |= sizeof(fastsync_sem_t) > 8 || sizeof(fastsync_event_t) > 8;
+    fastsync_cond_t c = FASTSYNC_COND_INIT;
+    fastsync_cond_ticket_t t;
+    fastsync_mutex_t m = FASTSYNC_MUTEX_INIT;
+    bad |= fastsync_cond_init(&c, 0) != 0 || fastsync_cond_signal(&c) != 0;
+    bad |= fastsync_cond_register(&c, &t) != 0 || fastsync_cond_broadcast(&c) != 0;
+    bad |= fastsync_cond_await(&c, &t) != 0 || fastsync_mutex_lock(&m) != 0;
+    d = fastsync_deadline_in(1000);
+    bad |= fastsync_cond_timedwait(&c, &m, &d) != ETIMEDOUT || fastsync_mutex_unlock(&m) != 0;
+    bad |= fastsync_cond_destroy(&c) != 0;
+    bad |= sizeof(fastsync_sem_t) > 8 || sizeof(fastsync_event_t) > 8 || sizeof(fastsync_cond_t) > 8;
     printf("%s\n", bad ? "FAIL" : "fine");
     return bad;
 }

@@ -10,7 +10,9 @@
  *     both calls (the kernel's barriers). A sleeper nobody wakes spins for ever on its own
  *     flag: GenMC turns that into a blocked execution, which --check-liveness reports as a
  *     liveness violation (a lost wakeup).
- *   - wake(word, n): under the lock, wakes up to n sleepers queued on word, first queued first.
+ *   - wake(word, n): under the lock, wakes up to n sleepers queued on word, first queued first
+ *     (FIFO, as Linux for threads of one priority), or with MODEL_WAKE_NEWEST the newest
+ *     first (no order is promised: the condition variable must not need FIFO).
  *   - cancellation (model_cancel_target: the one thread that can be cancelled; model_cancel():
  *     the cancel arrives): a pending cancel acts as the target is about to sleep; a cancel
  *     during the sleep takes the sleeper off the queue under the lock (a wake either picked it
@@ -28,8 +30,9 @@
  * a retry loop around the wait is taken for a side-effect-free spin and a woken execution is
  * cut), and a write on every failed compare-exchange (cas_progress.h). Define MODEL_WORD64
  * when the futex word is the low half of a 64-bit atomic (the semaphore's): GenMC forbids
- * mixed-size accesses, so the model reads the whole word. Little-endian targets only (the
- * low half is at the word's address). */
+ * mixed-size accesses, so the model reads the whole word; a harness with words of both sizes
+ * names its 64-bit one in model_wide_word instead. Little-endian targets only (the low half
+ * is at the word's address). */
 #ifndef FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 #define FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 
@@ -64,11 +67,17 @@ static atomic_int model_cancelled;          /* the cancel has arrived */
 static __thread bool model_cancel_target;   /* this thread can be cancelled */
 static atomic_int model_deadline_passed;    /* model_time_out() was called */
 
+/* A harness whose futex words come in both sizes (a condition variable's 64-bit word and a
+ * mutex's 32-bit one) names the 64-bit one here, before its threads start. */
+static void *model_wide_word;
+
 static inline uint32_t model_word(void *word)
 {
 #ifdef MODEL_WORD64
     return (uint32_t)atomic_load_explicit((_Atomic(uint64_t) *)word, memory_order_relaxed);
 #else
+    if (word == model_wide_word)
+        return (uint32_t)atomic_load_explicit((_Atomic(uint64_t) *)word, memory_order_relaxed);
     return atomic_load_explicit((_Atomic(uint32_t) *)word, memory_order_relaxed);
 #endif
 }
@@ -131,7 +140,12 @@ static inline void model_wake(void *word, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     pthread_mutex_lock(&model_lock);
+#ifdef MODEL_WAKE_NEWEST /* the newest sleeper first: an order the kernel does not use, and
+                          * does not promise not to (WaitOnAddress says nothing of it) */
+    for (int i = model_sleeps - 1, woken = 0; i >= 0 && woken < n; i--) {
+#else
     for (int i = 0, woken = 0; i < model_sleeps && woken < n; i++) {
+#endif
         if (model_addr[i] == word && model_queued[i]) {
             model_queued[i] = false;
             atomic_fetch_or_explicit(&model_woken[i], 1, memory_order_release);
@@ -157,9 +171,14 @@ static inline int model_futex_wait(void *w, uint32_t v, int sh, clockid_t c, con
     return r == MODEL_TIMEDOUT ? ETIMEDOUT : 0;
 }
 
+/* Called by the waking thread before each wake, when set (before the threads start): a
+ * harness's window between a primitive's RMW and its wake. */
+static void (*model_before_wake)(void);
+
 static inline void model_futex_wake(void *w, int n, int sh)
 {
     (void)sh;
+    if (model_before_wake) model_before_wake();
     model_wake(w, n);
 }
 #define FASTSYNC_FUTEX_WAIT model_futex_wait
