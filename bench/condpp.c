@@ -111,7 +111,8 @@ int main(int argc, char **argv)
         double med = bench_csv_samples(&o, "condpp", impl_variant[i], "roundtrips_s", "rt/s", rt[i], reps);
         double f = bench_csv_samples(&o, "condpp", impl_variant[i], "futex_per_rt", "calls", fx[i], reps);
         char fs[32];
-        snprintf(fs, sizeof fs, i == IMPL_FS ? "%.3f" : "(strace)", f);
+        if (i == IMPL_FS) snprintf(fs, sizeof fs, "%.3f", f);
+        else snprintf(fs, sizeof fs, "(strace)"); /* bench/run counts the peer's */
         printf("%-36s %14.0f %10.0f-%-10.0f %16s\n", impl_title[i], med, lo, hi, fs);
     }
     return 0;
