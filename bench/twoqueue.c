@@ -9,6 +9,9 @@
  *             (a sequence number closes the window between releasing them: the seed's idea)
  *   event     a mutex per queue, one fastsync_event: check both queues; when empty,
  *             the reset / check / wait loop
+ *   fscond    a fastsync_mutex_t per queue, one fastsync_cond_t taken by ticket: check both
+ *             queues; when empty, register a ticket, check again, then cancel or await it
+ *             (suppliers push under their queue's mutex, unlock, signal)
  * Reported: total time, messages per wakeup (per call to the wait primitive), messages per
  * sleep (the consumer's voluntary context switches). The consumer checks the sum.
  *
@@ -17,7 +20,7 @@
 #include "bench.h"
 
 struct queue {
-    pthread_mutex_t *m; /* guards tail (its own, or the shared one of cond1) */
+    pthread_mutex_t *m; /* guards tail (its own, or the shared one of cond1; fscond: unused) */
     long tail;          /* next free slot; written by the supplier under m */
     int *buf;           /* M slots: preallocated, never wraps */
     char pad[64];
@@ -54,9 +57,10 @@ static void twocond_signal(struct twocond *c)
     pthread_cond_signal(&c->cond);
 }
 
-enum variant { V_COND1, V_TWOMUTEX, V_EVENT, V_COUNT };
-static const char *const vname[V_COUNT] = { "cond1", "twomutex", "event" };
-static const char *const vtitle[V_COUNT] = { "pthread_cond", "twomutex_cond", "fastsync_event" };
+enum variant { V_COND1, V_TWOMUTEX, V_EVENT, V_FSCOND, V_COUNT };
+static const char *const vname[V_COUNT] = { "cond1", "twomutex", "event", "fscond" };
+static const char *const vtitle[V_COUNT] = { "pthread_cond", "twomutex_cond", "fastsync_event",
+                                             "fastsync_cond by ticket" };
 
 struct run {
     enum variant v;
@@ -66,6 +70,8 @@ struct run {
     pthread_cond_t one_c;
     struct twocond tc;
     fastsync_event_t ev;
+    fastsync_mutex_t fm[2]; /* fscond: guards q[k].tail instead of q[k].m */
+    fastsync_cond_t fc;
     pthread_barrier_t start;
     long waits, sleeps; /* consumer's */
     uint64_t t_start, t_end; /* consumer's clock readings */
@@ -73,6 +79,19 @@ struct run {
 };
 
 struct supplier { struct run *r; int k; uint64_t t_start, t_end; };
+
+/* The lock of queue k: fscond's fastsync_mutex_t, else the pthread mutex q[k].m. */
+static void q_lock(struct run *r, int k)
+{
+    if (r->v == V_FSCOND) fastsync_mutex_lock(&r->fm[k]);
+    else pthread_mutex_lock(r->q[k].m);
+}
+
+static void q_unlock(struct run *r, int k)
+{
+    if (r->v == V_FSCOND) fastsync_mutex_unlock(&r->fm[k]);
+    else pthread_mutex_unlock(r->q[k].m);
+}
 
 static void *supply(void *p)
 {
@@ -82,15 +101,18 @@ static void *supply(void *p)
     pthread_barrier_wait(&r->start);
     s->t_start = bench_now_ns();
     for (long i = 0; i < r->m; i++) {
-        pthread_mutex_lock(q->m);
+        q_lock(r, s->k);
         q->buf[q->tail++] = (int)i;
-        pthread_mutex_unlock(q->m);
+        q_unlock(r, s->k);
         switch (r->v) {
         case V_COND1: pthread_cond_signal(&r->one_c); break;
         case V_TWOMUTEX: twocond_signal(&r->tc); break;
         /* set: its seq_cst fence orders the append (released with q->m) before its load of
          * the event, against the consumer's reset fence and its check of the queues. */
         case V_EVENT: fastsync_event_set(&r->ev); break;
+        /* after the unlock: a ticket registered before the consumer's look is woken, and an
+         * append made before its look is seen by it (the queue's mutex orders them) */
+        case V_FSCOND: fastsync_cond_signal(&r->fc); break;
         default: break;
         }
     }
@@ -117,6 +139,17 @@ static long take(struct run *r, long head[2], const long tail[2])
         head[k] = tail[k];
     }
     return got;
+}
+
+/* Reads both queues' tails, each under its own lock: 1 if either has something past head. */
+static int look(struct run *r, const long head[2], long tail[2])
+{
+    for (int k = 0; k < 2; k++) {
+        q_lock(r, k);
+        tail[k] = r->q[k].tail;
+        q_unlock(r, k);
+    }
+    return tail[0] != head[0] || tail[1] != head[1];
 }
 
 static void *consume(void *p)
@@ -154,12 +187,7 @@ static void *consume(void *p)
             /* Check first; reset only when both queues look empty, so that while messages
              * flow the event stays set and every set is a fence and a load (no RMW). */
             for (bool armed = false;; armed = true) {
-                for (int k = 0; k < 2; k++) {
-                    pthread_mutex_lock(&r->qm[k]);
-                    tail[k] = r->q[k].tail;
-                    pthread_mutex_unlock(&r->qm[k]);
-                }
-                if (tail[0] != head[0] || tail[1] != head[1]) break;
+                if (look(r, head, tail)) break;
                 if (armed) {
                     fastsync_event_wait(&r->ev);
                     waits++;
@@ -168,6 +196,22 @@ static void *consume(void *p)
                  * supplier's set, so an append made before a set that this reset hid is
                  * visible to the check that follows (the reset / check / wait loop). */
                 fastsync_event_reset(&r->ev);
+            }
+            break;
+        case V_FSCOND:
+            /* Check first; take a ticket only when both queues look empty (while messages
+             * flow, no RMW on the condvar), then check again and cancel or await it. */
+            for (bool armed = false;; armed = true) {
+                fastsync_cond_ticket_t t;
+                if (armed) fastsync_cond_register(&r->fc, &t);
+                if (look(r, head, tail)) {
+                    if (armed) fastsync_cond_cancel(&r->fc, &t);
+                    break;
+                }
+                if (armed) {
+                    fastsync_cond_await(&r->fc, &t);
+                    waits++;
+                }
             }
             break;
         default: break;
@@ -195,6 +239,9 @@ static struct result run_variant(enum variant v, long m)
     pthread_mutex_init(&r->tc.lock, NULL);
     pthread_cond_init(&r->tc.cond, NULL);
     fastsync_event_init(&r->ev, false, 0);
+    if (fastsync_mutex_init(&r->fm[0], 0) || fastsync_mutex_init(&r->fm[1], 0) ||
+        fastsync_cond_init(&r->fc, 0))
+        bench_fail("fastsync init");
     for (int k = 0; k < 2; k++) {
         r->q[k].m = v == V_COND1 ? &r->one_m : &r->qm[k];
         r->q[k].buf = (int *)bench_alloc((size_t)m * sizeof(int)); /* preallocated and touched */
@@ -225,6 +272,9 @@ static struct result run_variant(enum variant v, long m)
     pthread_barrier_destroy(&r->start);
     pthread_cond_destroy(&r->one_c);
     pthread_cond_destroy(&r->tc.cond);
+    if (fastsync_cond_destroy(&r->fc) || fastsync_mutex_destroy(&r->fm[0]) ||
+        fastsync_mutex_destroy(&r->fm[1]))
+        bench_fail("twoqueue: a fastsync object still in use at the end");
     free(r->q[0].buf);
     free(r->q[1].buf);
     free(r);
@@ -235,7 +285,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
     int argn = bench_parse(argc, argv, &o);
-    bool on[V_COUNT] = { argn == 1, argn == 1, argn == 1 };
+    bool on[V_COUNT] = { argn == 1, argn == 1, argn == 1, argn == 1 };
     for (int i = 1; i < argn; i++) {
         int k = 0;
         while (k < V_COUNT && strcmp(argv[i], vname[k]) != 0) k++;
@@ -279,6 +329,9 @@ int main(int argc, char **argv)
     if (on[V_COND1] && on[V_EVENT])
         printf("fastsync_event time / pthread_cond time: %.2f\n",
                bench_median(&v[(V_EVENT * 3) * R], R) / bench_median(&v[(V_COND1 * 3) * R], R));
+    if (on[V_COND1] && on[V_FSCOND])
+        printf("fastsync_cond by ticket time / pthread_cond time: %.2f\n",
+               bench_median(&v[(V_FSCOND * 3) * R], R) / bench_median(&v[(V_COND1 * 3) * R], R));
     free(v);
     return 0;
 }
