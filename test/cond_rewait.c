@@ -41,8 +41,9 @@ static int lifo_wait(void *word, uint32_t expected, int shared, clockid_t clock,
     (void)abstime; /* this test's waits have no deadlines */
     struct lifo_node n;
     pthread_mutex_lock(&lifo_lock);
-    /* relaxed: the table's lock orders it, as the POSIX backend's (fastsync.h). */
-    if (__atomic_load_n((uint32_t *)word, __ATOMIC_RELAXED) == expected) {
+    /* relaxed: the table's lock orders it, as the POSIX backend's (fastsync.h). Through
+     * fastsync.h's atomics layer: over OS/2 without atomics the word is read under its lock. */
+    if (fastsync__load((FASTSYNC__ATOMIC(uint32_t) *)word, memory_order_relaxed) == expected) {
         n.word = word;
         n.woken = false;
         pthread_cond_init(&n.cond, NULL);
