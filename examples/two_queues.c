@@ -71,7 +71,8 @@ int main(void)
     pthread_t p[2];
     for (int i = 0; i < 2; i++) pthread_create(&p[i], NULL, producer, &queues[i]);
 
-    unsigned long got[2] = { 0, 0 }, sum[2] = { 0, 0 };
+    unsigned long got[2] = { 0, 0 };
+    unsigned long long sum[2] = { 0, 0 }; /* 5000050000: more than 32 bits (Windows' long) */
     while (got[0] + got[1] < 2ul * ITEMS) {
         fastsync_cond_ticket_t t;
         fastsync_cond_register(&changed, &t);
@@ -93,12 +94,12 @@ int main(void)
     }
     for (int i = 0; i < 2; i++) pthread_join(p[i], NULL);
 
-    unsigned long expect = (unsigned long)ITEMS * (ITEMS + 1) / 2;
+    unsigned long long expect = (unsigned long long)ITEMS * (ITEMS + 1) / 2;
     if (got[0] != ITEMS || got[1] != ITEMS || sum[0] != expect || sum[1] != expect) {
-        printf("wrong: %lu + %lu items, sums %lu and %lu (expected %d each, sum %lu)\n", got[0], got[1],
+        printf("wrong: %lu + %lu items, sums %llu and %llu (expected %d each, sum %llu)\n", got[0], got[1],
                sum[0], sum[1], ITEMS, expect);
         return 1;
     }
-    printf("all %d items from each of 2 queues consumed, sums %lu as expected\n", ITEMS, expect);
+    printf("all %d items from each of 2 queues consumed, sums %llu as expected\n", ITEMS, expect);
     return 0;
 }
