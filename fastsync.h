@@ -498,6 +498,11 @@ extern "C" {
  *        once the deadline has passed on `clock`) or EINTR. A deferred cancellation point
  *        unless FASTSYNC__CANCEL is 0.
  *   void fastsync__wake_sys(word, n, shared)    wakes up to n sleepers (INT_MAX: all)
+ *   int  fastsync__waitv_sys(v, n, clock, abstime)   optional: sleeps while each of n words
+ *        v[i].word holds v[i].expected, until a wake of any of them or the deadline; returns
+ *        as wait_sys, or ENOSYS where the backend (or the kernel) has no such call, and then
+ *        the caller sleeps on one word at a time instead (see "Waiting for any of several
+ *        objects"). Only the Linux backend has one (futex_waitv); the others answer ENOSYS.
  *   void fastsync__yield(void)                  gives the CPU to another runnable thread
  *   void fastsync__clock_now(clock, &ts)        reads CLOCK_MONOTONIC or CLOCK_REALTIME
  *        (clock_gettime, but on Windows)
@@ -510,6 +515,13 @@ extern "C" {
  * ====================================================================================== */
 
 #define FASTSYNC__NSEC_PER_SEC 1000000000L
+
+/* One word of a multi-wait (fastsync__waitv_sys). */
+struct fastsync__waitv {
+    void *word;        /* a 32-bit futex word */
+    uint32_t expected; /* sleep while it holds this */
+    int shared;        /* FASTSYNC_SHARED object */
+};
 
 #if defined(FASTSYNC_BACKEND_WINDOWS) || defined(FASTSYNC_BACKEND_OS2)
 FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now); /* its backend's */
@@ -680,6 +692,55 @@ FASTSYNC__COLD void fastsync__wake_sys(void *word, int n, int shared)
 #else
     (void)fastsync__futex_call(FASTSYNC__SYS_FUTEX, word, op, (uint32_t)n, (void *)0);
 #endif
+}
+
+/* futex_waitv (Linux >= 5.16): one sleep on up to 128 words. The number is 449 on every
+ * architecture (the unified table); the C library's headers may not know it yet (musl). */
+#if defined(SYS_futex_waitv)
+#define FASTSYNC__SYS_FUTEX_WAITV SYS_futex_waitv
+#elif defined(__x86_64__) && defined(__ILP32__)
+#define FASTSYNC__SYS_FUTEX_WAITV (0x40000000L + 449) /* x32 */
+#else
+#define FASTSYNC__SYS_FUTEX_WAITV 449L
+#endif
+#define FASTSYNC__HAS_WAITV 1
+
+FASTSYNC__COLD int fastsync__waitv_sys(const struct fastsync__waitv *v, unsigned n,
+                                       clockid_t clock, const struct timespec *abstime)
+{
+    /* the kernel's struct futex_waitv and struct __kernel_timespec (64-bit on every ABI) */
+    struct { uint64_t val, uaddr; uint32_t flags, reserved; } kv[64];
+    struct { int64_t tv_sec, tv_nsec; } kts;
+    if (n > 64) return EINVAL;
+    for (unsigned i = 0; i < n; i++) {
+        kv[i].val = v[i].expected;
+        kv[i].uaddr = (uint64_t)(uintptr_t)v[i].word;
+        kv[i].flags = 2u /* FUTEX2_SIZE_U32 */ | (v[i].shared ? 0u : (unsigned)FASTSYNC__FUTEX_PRIVATE_FLAG);
+        kv[i].reserved = 0;
+    }
+    if (abstime != NULL) {
+        kts.tv_sec = (int64_t)abstime->tv_sec;
+        kts.tv_nsec = abstime->tv_nsec;
+    }
+    int saved = errno;
+#if FASTSYNC__CANCEL
+    /* a deferred cancellation point, as fastsync__wait_sys */
+    int type;
+    (void)pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+#endif
+    long r = syscall(FASTSYNC__SYS_FUTEX_WAITV, (void *)kv, n, 0u, abstime != NULL ? (void *)&kts : (void *)0,
+                     (long)clock);
+#if FASTSYNC__CANCEL
+    (void)pthread_setcanceltype(type, &type);
+#endif
+    int err = r == -1 ? errno : 0;
+    errno = saved;
+    if (err == 0 || err == EAGAIN) return 0; /* a wake (r: its index), or a word differed */
+    if (err == ETIMEDOUT || err == EINTR) return err;
+    /* ENOSYS (before 5.16, qemu-user, a seccomp filter that knows only futex), EPERM:
+     * the caller sleeps on one word at a time. EFAULT, EINVAL, ENOMEM: the same, which
+     * works wherever fastsync__wait_sys does. */
+    return ENOSYS;
 }
 
 /* Gives the CPU to another runnable thread, if there is one (the thread that will post,
@@ -989,6 +1050,21 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)sched_yield(); }
 #ifndef FASTSYNC_FUTEX_WAKE
 #define FASTSYNC_FUTEX_WAKE fastsync__wake_sys
 #endif
+#ifndef FASTSYNC__HAS_WAITV
+/* The backends without a multi-wait: the caller sleeps on one word at a time. */
+FASTSYNC__COLD int fastsync__waitv_sys(const struct fastsync__waitv *v, unsigned n,
+                                       clockid_t clock, const struct timespec *abstime)
+{
+    (void)v;
+    (void)n;
+    (void)clock;
+    (void)abstime;
+    return ENOSYS;
+}
+#endif
+#ifndef FASTSYNC_FUTEX_WAITV
+#define FASTSYNC_FUTEX_WAITV fastsync__waitv_sys
+#endif
 
 FASTSYNC__COLD int fastsync__wait(void *word, uint32_t expected, int shared, clockid_t clock,
                                   const struct timespec *abstime)
@@ -999,6 +1075,12 @@ FASTSYNC__COLD int fastsync__wait(void *word, uint32_t expected, int shared, clo
 FASTSYNC__COLD void fastsync__wake(void *word, int n, int shared)
 {
     FASTSYNC_FUTEX_WAKE(word, n, shared);
+}
+
+FASTSYNC__COLD int fastsync__waitv(const struct fastsync__waitv *v, unsigned n, clockid_t clock,
+                                   const struct timespec *abstime)
+{
+    return FASTSYNC_FUTEX_WAITV(v, n, clock, abstime);
 }
 
 /* The seam takes a word's address as a plain pointer: only the backend reads the word
@@ -2149,6 +2231,372 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
                                          const struct timespec *abs_monotonic)
 {
     return fastsync_cond_clockwait(c, m, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+/* ======================================================================================
+ * Waiting for any of several objects
+ *
+ * An entry names a semaphore, an event or a condition variable's ticket; a wait over up to
+ * FASTSYNC_WAIT_ANY_MAX entries returns the index of one that is ready, and only that one
+ * changes state: a token is taken from a winning semaphore (from no other), a condvar
+ * ticket that wins claims its signal (and is deregistered, as an await that returns 0), an
+ * event is reported and left as it is. Ready: a semaphore with a token; an event that is set,
+ * or was set since the wait began (even if reset again: a set is not missed, as with
+ * event_wait); a ticket that is called with a signal pending (what await returns 0 for).
+ * When several are ready at one look, the lowest index wins.
+ *
+ * The wait:
+ *   1. look at every entry in order, as trywait would; the first ready one wins;
+ *   2. register where a sleeper must be seen: waiters += 1 on every semaphore (posts then
+ *      wake), FREE -> BUSY on every event that is reset (sets then wake); a ticket is
+ *      registered already;
+ *   3. look again in order, now as a registered waiter (a semaphore's token is taken with
+ *      take+leave), each entry's futex word read in the same load as its readiness; if none
+ *      is ready, sleep on all those words at once, each while it holds what was read; after
+ *      any wake, timeout or change, go to 3;
+ *   4. leave every entry that did not win: waiters -= 1 on each semaphore; events keep BUSY
+ *      (their next set makes one needless wake, as after a timed-out event_wait); tickets
+ *      stay registered, the caller's to await, cancel or wait on again.
+ *
+ * The trap of every multi-wait: a post wakes min(n, waiters) sleepers of its semaphore, and
+ * the sleeper it wakes may be this thread, which then wins another entry (or times out)
+ * and does not take the token: the token is in the word, but the plain waiter it was for
+ * sleeps on. So leaving a semaphore passes the wake on, as a cancelled waiter does
+ * (fastsync__sem_cancelled): if the leave's RMW shows a token and another registered
+ * waiter, one FUTEX_WAKE (a needless one only makes a sleeper look again). A signal, like a
+ * post, wakes one sleeper: a ticket that leaves the wait with a signal pending on its
+ * condvar, having slept on it in this wait, wakes that condvar's sleepers (all: a wake of
+ * one may reach an uncalled ticket, which would pass it on in turn), so that the called
+ * ticket the signal may belong to looks again. Events need nothing: a set wakes everyone.
+ * (test/wait_any_forward.c and the GenMC harness wait_any_genmc check this.)
+ *
+ * The sleep: futex_waitv on Linux >= 5.16 (one system call for every word, each with its
+ * own private or shared flag, the caller's clock and absolute deadline). Where there is no
+ * multi-wait (fastsync__waitv_sys says ENOSYS: an older kernel, qemu-user, a seccomp filter
+ * that knows only futex; the Windows, POSIX and OS/2 backends), the thread sleeps on one
+ * entry's word at a time, taking the entries in turn, for a slice that starts at
+ * FASTSYNC__WA_SLICE_MIN_NS (50 us) and doubles after every slice that ends with nothing
+ * ready, up to FASTSYNC__WA_SLICE_MAX_NS (10 ms); it looks at every entry after each slice.
+ * Its cost: the entry it sleeps on wakes it at once, another is seen at the end of the
+ * slice (up to 10 ms late once the wait has lasted about 20 ms), and an idle waiter makes
+ * about 100 wakeups a second. (OS/2's DosWaitMuxWaitSem needs a semaphore per object, which
+ * the OS/2 backend no longer has: it takes the same slices.)
+ *
+ * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
+ * sleeps makes an RMW per semaphore to register and one to leave, a CAS per reset event,
+ * and one system call per sleep. It does not spin. Stack: about 2.5 KB for 64 entries.
+ * ====================================================================================== */
+
+#define FASTSYNC_WAIT_ANY_MAX 64
+
+enum { FASTSYNC__WA_SEM = 1, FASTSYNC__WA_EVENT, FASTSYNC__WA_TICKET };
+
+/* One entry: made by fastsync_wait_sem, _event or _ticket; private fields. */
+typedef struct fastsync_wait_entry {
+    int kind;                        /* FASTSYNC__WA_* */
+    void *object;                    /* the semaphore, event or condition variable */
+    fastsync_cond_ticket_t *ticket;  /* FASTSYNC__WA_TICKET: the caller's registered ticket */
+} fastsync_wait_entry_t;
+
+FASTSYNC_API fastsync_wait_entry_t fastsync_wait_sem(fastsync_sem_t *s)
+{
+    fastsync_wait_entry_t e;
+    e.kind = FASTSYNC__WA_SEM;
+    e.object = s;
+    e.ticket = NULL;
+    return e;
+}
+
+FASTSYNC_API fastsync_wait_entry_t fastsync_wait_event(fastsync_event_t *ev)
+{
+    fastsync_wait_entry_t e;
+    e.kind = FASTSYNC__WA_EVENT;
+    e.object = ev;
+    e.ticket = NULL;
+    return e;
+}
+
+FASTSYNC_API fastsync_wait_entry_t fastsync_wait_ticket(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
+{
+    fastsync_wait_entry_t e;
+    e.kind = FASTSYNC__WA_TICKET;
+    e.object = c;
+    e.ticket = t;
+    return e;
+}
+
+/* EINVAL for a list the wait cannot take: none, more than FASTSYNC_WAIT_ANY_MAX, a NULL
+ * pointer, an unknown kind, an object named twice (two tickets of one condvar included). */
+FASTSYNC_API int fastsync__wa_args(const fastsync_wait_entry_t *list, unsigned n, const unsigned *index)
+{
+    if (list == NULL || index == NULL || n == 0 || n > FASTSYNC_WAIT_ANY_MAX) return EINVAL;
+    for (unsigned i = 0; i < n; i++) {
+        if (list[i].object == NULL || list[i].kind < FASTSYNC__WA_SEM ||
+            list[i].kind > FASTSYNC__WA_TICKET || (list[i].kind == FASTSYNC__WA_TICKET) != (list[i].ticket != NULL))
+            return EINVAL;
+        for (unsigned j = 0; j < i; j++)
+            if (list[j].object == list[i].object) return EINVAL;
+    }
+    return 0;
+}
+
+/* What a wait that may sleep keeps per entry, and for its cancellation cleanup. */
+struct fastsync__wa {
+    const fastsync_wait_entry_t *list;
+    unsigned n;
+    struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
+    uint32_t gen[FASTSYNC_WAIT_ANY_MAX];             /* events: the generation at the start */
+    bool slept;                                      /* the thread has slept in this wait */
+};
+
+/* How fastsync__wa_try looks at an entry:
+ *   LOOK   not registered; records nothing (trywait, and the first look of every wait)
+ *   FIRST  not registered; records the entry's futex word (an event's generation too)
+ *   AGAIN  registered; records the value to sleep on (a reset event made BUSY first)
+ *   LAST   registered, the deadline has passed; records nothing */
+enum { FASTSYNC__WA_LOOK, FASTSYNC__WA_FIRST, FASTSYNC__WA_AGAIN, FASTSYNC__WA_LAST };
+
+/* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). */
+FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w, unsigned i,
+                                   int how)
+{
+    const bool registered = how >= FASTSYNC__WA_AGAIN;
+    if (e->kind == FASTSYNC__WA_SEM) {
+        fastsync_sem_t *s = (fastsync_sem_t *)e->object;
+        /* relaxed: a guess for the CAS; registered, also the value to sleep on (a token that
+         * comes after it changes the futex word, and the sleep does not start). */
+        uint64_t old = fastsync__load(&s->state, memory_order_relaxed);
+        if (how == FASTSYNC__WA_FIRST) {
+            w->v[i].word = fastsync__sem_futex(s);
+            w->v[i].expected = 0;
+            w->v[i].shared = fastsync__sem_shared(old);
+        }
+        if (!registered) return fastsync__sem_take(s, old) == 0;
+        while (fastsync__sem_tokens(old) != 0) {
+            /* take+leave. acquire: pairs with the release CAS of the post that published the
+             * token. failure relaxed: loop with the fresh value. */
+            if (fastsync__cas_weak(&s->state, &old, old - FASTSYNC__SEM_WAITER - 1,
+                                   memory_order_acquire, memory_order_relaxed))
+                return true;
+        }
+        return false;
+    }
+    if (e->kind == FASTSYNC__WA_EVENT) {
+        fastsync_event_t *ev = (fastsync_event_t *)e->object;
+        /* acquire: pairs with the release CAS in fastsync_event_set. */
+        uint32_t old = fastsync__load(&ev->state, memory_order_acquire);
+        for (;;) {
+            if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return true;
+            if (how == FASTSYNC__WA_LOOK) return false;
+            if (how == FASTSYNC__WA_FIRST) {
+                w->v[i].word = FASTSYNC__FUTEX_ADDR(&ev->state);
+                w->v[i].shared = fastsync__ev_shared(old);
+                w->gen[i] = old & FASTSYNC__EV_GEN;
+                return false;
+            }
+            if ((old & FASTSYNC__EV_GEN) != w->gen[i]) return true; /* set since the start */
+            if (how == FASTSYNC__WA_LAST) return false;
+            if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY) break;
+            /* FREE -> BUSY, as in fastsync__event_wait_slow (whose comment says why these
+             * orders); on failure, look at the fresh value. */
+            if (fastsync__cas_strong(&ev->state, &old, old | FASTSYNC__EV_BUSY,
+                                     memory_order_acquire, memory_order_acquire)) {
+                old |= FASTSYNC__EV_BUSY;
+                break;
+            }
+        }
+        w->v[i].expected = old;
+        return false;
+    }
+    fastsync_cond_t *c = (fastsync_cond_t *)e->object;
+    fastsync_cond_ticket_t *t = e->ticket;
+    /* relaxed: decides what to try; a claim is an acquire CAS. */
+    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    while (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
+        /* claim. acquire: pairs with the release CAS of the signal (or broadcast) that made
+         * it pending. failure relaxed: loop with the fresh value. */
+        if (fastsync__cas_weak(&c->state, &v, v - FASTSYNC__CV_WAITER - FASTSYNC__CV_PENDING_ONE,
+                               memory_order_acquire, memory_order_relaxed))
+            return true;
+    }
+    if (how == FASTSYNC__WA_FIRST) {
+        w->v[i].word = fastsync__cv_futex(c);
+        w->v[i].shared = fastsync__cv_shared(v);
+    } else if (how == FASTSYNC__WA_AGAIN) {
+        /* as fastsync__cond_sleep: an uncalled ticket that absorbed a wake passes it on */
+        fastsync__cond_forward(c, t, v);
+        t->flags |= FASTSYNC__CT_SLEPT;
+        w->v[i].expected = (uint32_t)v;
+    }
+    return false;
+}
+
+/* Step 4 above: every entry but `winner` (n: none) leaves, passing on a wake it may have
+ * absorbed. Like a post, it touches each object only up to its RMW. */
+FASTSYNC__COLD void fastsync__wa_leave(struct fastsync__wa *w, unsigned winner)
+{
+    for (unsigned i = 0; i < w->n; i++) {
+        const fastsync_wait_entry_t *e = &w->list[i];
+        if (i == winner) continue;
+        if (e->kind == FASTSYNC__WA_SEM) {
+            fastsync__sem_cancelled((fastsync_sem_t *)e->object); /* leave, pass the wake on */
+        } else if (e->kind == FASTSYNC__WA_TICKET && w->slept) {
+            fastsync_cond_t *c = (fastsync_cond_t *)e->object;
+            /* relaxed: a signal whose wake reached this thread is ordered before the wake
+             * (the signaler's RMW, then its FUTEX_WAKE), so this load sees it or later. */
+            uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+            if (fastsync__cv_pending(v) != 0)
+                fastsync__wake(fastsync__cv_futex(c), INT_MAX, fastsync__cv_shared(v));
+        }
+    }
+}
+
+FASTSYNC__COLD void fastsync__wa_cancelled(void *arg)
+{
+    struct fastsync__wa *w = (struct fastsync__wa *)arg;
+    fastsync__wa_leave(w, w->n);
+}
+
+#define FASTSYNC__WA_SLICE_MIN_NS 50000u
+#define FASTSYNC__WA_SLICE_MAX_NS 10000000u
+
+/* One sleep on every entry's word (step 3): 0 (look again) or ETIMEDOUT (the deadline has
+ * passed). *one: 0 while the backend's multi-wait works; else the fallback's round, which
+ * picks the entry slept on and the slice. */
+FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clockid_t clock,
+                                      const struct timespec *abstime)
+{
+    w->slept = true;
+    if (*one == 0) {
+        int r = fastsync__waitv(w->v, w->n, clock, abstime);
+        if (r != ENOSYS) return r == ETIMEDOUT ? ETIMEDOUT : 0;
+        *one = 1;
+    }
+    /* The fallback: the slice ends at now + slice on `clock`, or at the deadline. */
+    unsigned round = (*one)++;
+    uint64_t slice = FASTSYNC__WA_SLICE_MIN_NS;
+    for (unsigned k = 1; k < round && slice < FASTSYNC__WA_SLICE_MAX_NS; k++) slice *= 2;
+    if (slice > FASTSYNC__WA_SLICE_MAX_NS) slice = FASTSYNC__WA_SLICE_MAX_NS;
+    struct timespec end;
+    fastsync__clock_now(clock, &end);
+    end.tv_nsec += (long)slice;
+    if (end.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
+        end.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
+        end.tv_sec++;
+    }
+    if (abstime != NULL && (abstime->tv_sec < end.tv_sec ||
+                            (abstime->tv_sec == end.tv_sec && abstime->tv_nsec < end.tv_nsec)))
+        end = *abstime;
+    const struct fastsync__waitv *v = &w->v[(round - 1) % w->n];
+    (void)fastsync__wait(v->word, v->expected, v->shared, clock, &end);
+    return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+}
+
+/* Steps 2 to 4, entered after a first look found nothing ready. Returns 0 (*index set) or
+ * ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__wa_slow(struct fastsync__wa *w, unsigned *index, clockid_t clock,
+                                     const struct timespec *abstime)
+{
+    unsigned one = 0;
+    int how = FASTSYNC__WA_AGAIN;
+    for (unsigned i = 0; i < w->n; i++)
+        if (w->list[i].kind == FASTSYNC__WA_SEM) {
+            fastsync_sem_t *s = (fastsync_sem_t *)w->list[i].object;
+            /* register. relaxed: as in fastsync__sem_wait_slow (posts read the count from
+             * their own RMW; the take+leave reads the tokens with acquire). */
+            (void)fastsync__fetch_add(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
+        }
+    for (;;) {
+        for (unsigned i = 0; i < w->n; i++)
+            if (fastsync__wa_try(&w->list[i], w, i, how)) {
+                fastsync__wa_leave(w, i);
+                *index = i;
+                return 0;
+            }
+        if (how == FASTSYNC__WA_LAST) {
+            fastsync__wa_leave(w, w->n);
+            return ETIMEDOUT;
+        }
+        if (fastsync__wa_sleep(w, &one, clock, abstime) == ETIMEDOUT) how = FASTSYNC__WA_LAST;
+    }
+}
+
+#if FASTSYNC__CANCEL
+/* fastsync__wa_slow with fastsync__wa_cancelled as its cancellation cleanup. */
+FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__wa_slow_cancellable(
+    struct fastsync__wa *w, unsigned *index, clockid_t clock, const struct timespec *abstime)
+{
+    int r;
+    pthread_cleanup_push(fastsync__wa_cancelled, w);
+    r = fastsync__wa_slow(w, index, clock, abstime);
+    pthread_cleanup_pop(0);
+    return r;
+}
+#endif
+
+/* A wait whose first look found nothing ready: record the words (and each event's
+ * generation: a set after this load shows as a moved generation), then steps 2 to 4. */
+FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
+                                      clockid_t clock, const struct timespec *abstime)
+{
+    struct fastsync__wa w;
+    w.list = list;
+    w.n = n;
+    w.slept = false;
+    for (unsigned i = 0; i < n; i++)
+        if (fastsync__wa_try(&list[i], &w, i, FASTSYNC__WA_FIRST)) {
+            *index = i;
+            return 0;
+        }
+#if FASTSYNC__CANCEL
+    return fastsync__wa_slow_cancellable(&w, index, clock, abstime);
+#else
+    return fastsync__wa_slow(&w, index, clock, abstime);
+#endif
+}
+
+/* Every wait: check the list, look once, then (unless try) check the deadline and block.
+ * abstime NULL: no deadline. */
+FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
+                                    bool try_only, clockid_t clock, const struct timespec *abstime)
+{
+    int r = fastsync__wa_args(list, n, index);
+    if (r != 0) return r;
+    for (unsigned i = 0; i < n; i++)
+        if (fastsync__wa_try(&list[i], NULL, i, FASTSYNC__WA_LOOK)) {
+            *index = i;
+            return 0;
+        }
+    if (try_only) return EAGAIN;
+    if (abstime != NULL) {
+        r = fastsync__deadline_check(clock, abstime);
+        if (r != 0) return r;
+    }
+    return fastsync__wa_block(list, n, index, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)
+{
+    return fastsync__wait_any(list, n, index, false, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_trywait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)
+{
+    return fastsync__wait_any(list, n, index, true, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_clockwait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
+                                        clockid_t clock, const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    return fastsync__wait_any(list, n, index, false, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_timedwait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
+                                        const struct timespec *abs_monotonic)
+{
+    return fastsync_clockwait_any(list, n, index, CLOCK_MONOTONIC, abs_monotonic);
 }
 
 #ifdef __cplusplus
