@@ -11,6 +11,9 @@
  *                                thread after each wait that reached the kernel
  *   test_after_futex_wake        (Linux) the same in the waking thread after each wake
  *   test_wait_override/_wake_override  (Linux) a test's own seam below the counting layer
+ *   test_waitv_fallback          wait_any's multi-wait answers ENOSYS: the waits take their
+ *                                fallback (FASTSYNC_TEST_WAITV=fallback sets it in test_init)
+ *   test_waitvs_made             multi-waits made (each also counts in test_kernel_waits)
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
@@ -88,8 +91,12 @@ static void (*test_after_futex_wake)(void);
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime);
 static inline void test_futex_wake(void *word, int n, int shared);
+struct fastsync__waitv;
+static inline int test_futex_waitv(const struct fastsync__waitv *v, unsigned n, clockid_t clock,
+                                   const struct timespec *abstime);
 #define FASTSYNC_FUTEX_WAIT test_futex_wait
 #define FASTSYNC_FUTEX_WAKE test_futex_wake
+#define FASTSYNC_FUTEX_WAITV test_futex_waitv
 #include "fastsync.h"
 #if defined(_WIN32)
 #undef far  /* <windows.h>'s 16-bit leftovers, and good names for deadlines */
@@ -142,6 +149,35 @@ static inline void test_futex_wake(void *word, int n, int shared)
     else
         fastsync__wake_sys(word, n, shared);
     if (test_after_futex_wake) test_after_futex_wake();
+}
+
+/* The multi-wait of fastsync_wait_any, counted as a wait (and with the same injected faults).
+ * test_waitv_fallback true (FASTSYNC_TEST_WAITV=fallback in the environment, read by
+ * test_init, or set by the test before its threads start): it answers ENOSYS, as a kernel
+ * before 5.16 would, and the waits take their fallback (one word at a time, in slices), even
+ * where futex_waitv works; so every test of wait_any runs both ways on Linux. */
+static bool test_waitv_fallback;
+static _Atomic(unsigned long) test_waitvs_made;
+
+static inline int test_futex_waitv(const struct fastsync__waitv *v, unsigned n, clockid_t clock,
+                                   const struct timespec *abstime)
+{
+    if (test_waitv_fallback) return ENOSYS;
+    /* relaxed: statistics, read after the threads are joined. */
+    atomic_fetch_add_explicit(&test_waits_made, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&test_waitvs_made, 1, memory_order_relaxed);
+#ifdef FASTSYNC_TEST_INJECT
+    if (test_inject_state == 0)
+        test_inject_state = test_stream(1000 + (unsigned)atomic_fetch_add(&test_inject_threads, 1));
+    switch (test_rand(&test_inject_state) % 8) {
+    case 0: return 0;      /* spurious wakeup */
+    case 1: return EINTR;  /* a signal */
+    default: break;
+    }
+#endif
+    int r = fastsync__waitv_sys(v, n, clock, abstime);
+    if (test_after_futex_wait) test_after_futex_wait();
+    return r;
 }
 
 static inline unsigned long test_kernel_waits(void) { return atomic_load(&test_waits_made); }
@@ -340,6 +376,11 @@ static inline void test_init(void)
     test_seed_value = s ? strtoull(s, NULL, 0) : test_now_ns() ^ ((uint64_t)getpid() << 32);
     diag("seed %" PRIu64 " (replay with FASTSYNC_TEST_SEED=%" PRIu64 "), scale %.2f", test_seed_value,
          test_seed_value, test_scale());
+    s = getenv("FASTSYNC_TEST_WAITV");
+    if (s != NULL && strcmp(s, "fallback") == 0) {
+        test_waitv_fallback = true;
+        diag("wait_any: the fallback (futex_waitv answers ENOSYS)");
+    }
 }
 
 /* ---- threads and CPUs ---- */
