@@ -23,7 +23,8 @@
  * Backends (below the seam; see "The seam" and the top of the code). One is chosen at compile
  * time; FASTSYNC_BACKEND names it, FASTSYNC_HAS_SHARED says whether it has FASTSYNC_SHARED:
  *   FASTSYNC_BACKEND_LINUX  "linux"  futex(2). Shared: yes. Clocks: MONOTONIC, REALTIME.
- *                           The default on Linux.
+ *                           wait_any: futex_waitv (5.16+; before, slices). The default on
+ *                           Linux.
  *   FASTSYNC_BACKEND_POSIX  "posix"  a wait table on pthread mutexes and condition
  *                           variables, one per process (a weak definition: nothing to link
  *                           or define). Shared: no, init says EINVAL (the table is in one
@@ -44,7 +45,7 @@
  *                           points. Without <stdatomic.h> (OpenWatcom) every atomic
  *                           operation runs under the table's locks. Always, and only, on OS/2.
  * The guarantees below hold on each; "FUTEX_WAKE" and "syscall" then mean the backend's wake
- * and its sleeping call. Tested on x86-64 (glibc and musl), and under
+ * and its sleeping call. wait_any sleeps in slices on all but Linux (no multi-wait). Tested on x86-64 (glibc and musl), and under
  * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
  * Windows x86-64 under wine; see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
  *
@@ -133,6 +134,32 @@
  *   A predicate that no lock guards must be stored and loaded seq_cst (the Condition
  *   variable section says why); signal and broadcast may be called with or without any
  *   mutex held.
+ *
+ * Waiting for any of several objects: up to FASTSYNC_WAIT_ANY_MAX (64) semaphores, events and
+ * condition variable tickets at once; the lowest ready index wins, and only it changes state.
+ *   fastsync_wait_entry_t fastsync_wait_sem(fastsync_sem_t *s);       an entry: a token
+ *   fastsync_wait_entry_t fastsync_wait_event(fastsync_event_t *e);   the event set (or set
+ *                                  since the wait began); reported, not reset
+ *   fastsync_wait_entry_t fastsync_wait_ticket(fastsync_cond_t *c, fastsync_cond_ticket_t *t);
+ *                                  t registered (fastsync_cond_register): a signal or
+ *                                  broadcast for it, claimed as await would (t deregistered)
+ *   int  fastsync_wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index);
+ *   int  fastsync_trywait_any(list, n, index);                        EAGAIN: none ready
+ *   int  fastsync_timedwait_any(list, n, index, const struct timespec *abs_monotonic);
+ *   int  fastsync_clockwait_any(list, n, index, clockid_t clock, const struct timespec *abs);
+ *            0 and *index: the entry that won (a token taken from that semaphore and no
+ *            other; a winning ticket is deregistered, the others stay registered: await,
+ *            cancel or wait on them again). ETIMEDOUT, EINVAL: the deadline as below; n 0 or
+ *            above 64, a NULL list, index or object, an object named twice (two tickets of
+ *            one condvar too). Never EINTR; a cancellation point like the other waits (a
+ *            cancelled wait leaves the semaphores it joined, its tickets stay registered).
+ *            Sleeps in futex_waitv on Linux >= 5.16; elsewhere, and where that call is
+ *            refused, on one object at a time in slices of 50 us to 10 ms (an object it is
+ *            not asleep on is seen up to a slice late; see "Waiting for any of several
+ *            objects").
+ *   Intended use (a worker):  fastsync_wait_entry_t l[3] = { fastsync_wait_sem(&jobs),
+ *       fastsync_wait_event(&shutdown), fastsync_wait_event(&reload) };
+ *       for (unsigned i;;) { fastsync_wait_any(l, 3, &i); if (i == 0) run_job(); ... }
  *
  * Deadlines: absolute struct timespec; *_timedwait measures them on CLOCK_MONOTONIC,
  *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME. (sem_timedwait measures on
@@ -262,7 +289,8 @@
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
  *   the backends      Linux futex; Windows; POSIX wait table; OS/2 (fastsync_os2.h)
  *   deadlines         deadline_in and the argument checks every wait shares
- *   the primitives    semaphore, manual-reset event, mutex: each written once, over the seam
+ *   the primitives    semaphore, manual-reset event, mutex, condition variable: each written
+ *                     once, over the seam; then waiting for any of several of them
  *   before them       configuration, and the atomics layer (C11, C++11 std::atomic, or OS/2's
  *                     locked operations) that every primitive goes through
  *
@@ -2284,7 +2312,7 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  *
  * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
  * sleeps makes an RMW per semaphore to register and one to leave, a CAS per reset event,
- * and one system call per sleep. It does not spin. Stack: about 2.5 KB for 64 entries.
+ * and one system call per sleep. It does not spin. Stack: about 3 KB (64 entries' words).
  * ====================================================================================== */
 
 #define FASTSYNC_WAIT_ANY_MAX 64
