@@ -1105,7 +1105,7 @@ FASTSYNC__COLD void fastsync__wake(void *word, int n, int shared)
     FASTSYNC_FUTEX_WAKE(word, n, shared);
 }
 
-FASTSYNC__COLD int fastsync__waitv(const struct fastsync__waitv *v, unsigned n, clockid_t clock,
+FASTSYNC__COLD int fastsync__wait_many(const struct fastsync__waitv *v, unsigned n, clockid_t clock,
                                    const struct timespec *abstime)
 {
     return FASTSYNC_FUTEX_WAITV(v, n, clock, abstime);
@@ -2496,7 +2496,7 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
 {
     w->slept = true;
     if (*one == 0) {
-        int r = fastsync__waitv(w->v, w->n, clock, abstime);
+        int r = fastsync__wait_many(w->v, w->n, clock, abstime);
         if (r != ENOSYS) return r == ETIMEDOUT ? ETIMEDOUT : 0;
         *one = 1;
     }
