@@ -376,7 +376,7 @@ static void until_p_asleep(int r)
     }
 }
 
-static void send(void)
+static void send_one(void)
 {
     if (R.variant == V_SEM)
         fastsync_sem_post(&S);
@@ -430,7 +430,7 @@ static void run(const char *name, bool pinned, int variant, double ms)
         int probe = -1; /* the kernel: P still asleep after the post (1), woken (0), unknown */
         atomic_store(&R.watch, r);
         if (order == SET_FIRST) fastsync_event_set(&E);
-        send();
+        send_one();
         sent++;
         if (!use_table) {
             int st = atomic_load(&R.p_done) == r ? 0 : proc_state(atomic_load(&R.p_tid));
@@ -456,7 +456,7 @@ static void run(const char *name, bool pinned, int variant, double ms)
         if (idx == 1) {
             /* W took the token (claimed the signal): P is owed another, and has not returned */
             if (atomic_load(&R.p_done) == r) early++;
-            send();
+            send_one();
             sent++;
         }
         UNTIL(atomic_load(&R.p_done) == r); /* within P's deadline, or the watchdog's */
