@@ -10,8 +10,9 @@
  * ready (no futex wait), 0 with something ready; tv_nsec out of range: EINVAL only when the
  * call would block. A wait that sleeps returns the index of the semaphore posted, the event
  * set or the ticket signalled by another thread (each kind, with wait_any, timedwait_any and
- * clockwait_any on CLOCK_REALTIME, and over 64 semaphores), leaving no waiter registered on
- * any semaphore. A timed wait that times out returns ETIMEDOUT no earlier than its deadline,
+ * clockwait_any on CLOCK_REALTIME; with the farthest deadline; over FASTSYNC_SHARED objects,
+ * whose futex calls are not private, where the backend has them; over 64 semaphores), leaving
+ * no waiter registered on any semaphore. A timed wait that times out returns ETIMEDOUT no earlier than its deadline,
  * with errno untouched, no waiter left on the semaphores and its ticket still registered
  * (a later signal is awaited on it). An event set and reset again while the wait sleeps is
  * still reported (the generation rule).
@@ -20,9 +21,10 @@
 #include "harness.h"
 
 enum { IA, IE, IT, IB, NLIST }; /* the list's entries: sem a, event e, ticket (c, t), sem b */
-enum { W_TRY, W_WAIT, W_TIMED, W_REALTIME, W_KINDS };
-static const char *const wname[W_KINDS] = { "trywait_any", "wait_any", "timedwait_any",
-                                            "clockwait_any(REALTIME)" };
+enum { W_TRY, W_WAIT, W_TIMED, W_REALTIME, W_KINDS, W_FAR = W_KINDS };
+static const char *const wname[W_KINDS + 1] = { "trywait_any", "wait_any", "timedwait_any",
+                                                "clockwait_any(REALTIME)",
+                                                "timedwait_any(deadline_in(UINT64_MAX))" };
 
 static fastsync_sem_t a, b;
 static fastsync_event_t e;
@@ -45,13 +47,14 @@ static void dump(void *unused)
 /* The event's whole word (relaxed: a snapshot; the threads are joined or asleep). */
 static uint32_t ev_word(void) { return fastsync__load(&e.state, memory_order_relaxed); }
 
-/* Both semaphores empty, the event reset, ticket t registered on c and not called. */
-static void fresh(void)
+/* Both semaphores empty, the event reset, ticket t registered on c and not called; every
+ * object made with `flags` (0, or TEST_SHARED: the futex calls without the private flag). */
+static void fresh_flags(int flags)
 {
-    fastsync_sem_init(&a, 0, 0);
-    fastsync_sem_init(&b, 0, 0);
-    fastsync_event_init(&e, false, 0);
-    fastsync_cond_init(&c, 0);
+    fastsync_sem_init(&a, 0, flags);
+    fastsync_sem_init(&b, 0, flags);
+    fastsync_event_init(&e, false, flags);
+    fastsync_cond_init(&c, flags);
     fastsync_cond_register(&c, &t);
     list[IA] = fastsync_wait_sem(&a);
     list[IE] = fastsync_wait_event(&e);
@@ -59,7 +62,10 @@ static void fresh(void)
     list[IB] = fastsync_wait_sem(&b);
 }
 
-/* One call of kind `how` (the timed kinds with a deadline an hour ahead). */
+static void fresh(void) { fresh_flags(0); }
+
+/* One call of kind `how` (the timed kinds with a deadline an hour ahead; W_FAR: the farthest
+ * deadline there is, 584 years or the saturated time_t). */
 static int call(int how, const fastsync_wait_entry_t *l, unsigned n, unsigned *idx)
 {
     struct timespec d;
@@ -68,6 +74,9 @@ static int call(int how, const fastsync_wait_entry_t *l, unsigned n, unsigned *i
         return fastsync_trywait_any(l, n, idx);
     case W_WAIT:
         return fastsync_wait_any(l, n, idx);
+    case W_FAR:
+        d = fastsync_deadline_in(UINT64_MAX);
+        return fastsync_timedwait_any(l, n, idx, &d);
     case W_TIMED:
         d = fastsync_deadline_in(3600 * 1000000000ull);
         return fastsync_timedwait_any(l, n, idx, &d);
@@ -359,12 +368,13 @@ static const char *const wakename[WAKES] = { "a post to the first semaphore", "a
                                               "a post to the last semaphore" };
 static const unsigned wakeidx[WAKES] = { IA, IE, IT, IB };
 
-static void woken(int how, int wake)
+static void woken(int how, int wake, int flags)
 {
-    char what[128];
-    snprintf(what, sizeof what, "%s woken by %s", wname[how], wakename[wake]);
+    char what[160];
+    snprintf(what, sizeof what, "%s woken by %s%s", wname[how], wakename[wake],
+             flags ? " (FASTSYNC_SHARED objects)" : "");
     struct waiter w;
-    fresh();
+    fresh_flags(flags);
     unsigned long waits0 = test_kernel_waits();
     waiter_start(&w, how, list, NLIST);
     until_asleep(&a, &b, waits0);
@@ -472,7 +482,10 @@ int main(void)
     for (int how = 0; how < W_KINDS; how++) lowest_wins(how);
     deadline_ready();
     for (int how = W_WAIT; how < W_KINDS; how++)
-        for (int wake = 0; wake < WAKES; wake++) woken(how, wake);
+        for (int wake = 0; wake < WAKES; wake++) woken(how, wake, 0);
+    woken(W_FAR, WAKE_POST_B, 0);
+    if (TEST_SHARED)
+        for (int wake = 0; wake < WAKES; wake++) woken(W_WAIT, wake, TEST_SHARED);
     woken_of_64();
     times_out(CLOCK_MONOTONIC);
     times_out(CLOCK_REALTIME);
