@@ -39,6 +39,7 @@ struct waiter {
     int result;
     unsigned idx;
     bool posted_at_return;
+    unsigned long caught;  /* signals handled from the call to its return */
     struct timespec after; /* `clock` read after the return */
 };
 
@@ -66,9 +67,18 @@ static void dump(void *unused)
 static void *waiter_main(void *arg)
 {
     struct waiter *w = (struct waiter *)arg;
+    /* The storm first (on a loaded machine its thread has been seen to start only after a
+     * 200 ms wait was over), then the wait, its deadline from then. Polled with
+     * sched_yield, not a sleep: a nanosleep that a signal interrupts goes on with the time
+     * it has left, and when the next signal is pending again by then it sleeps no time at
+     * all, for ever (seen: 20 s). relaxed: polls and a count. */
+    while (atomic_load_explicit(&sent, memory_order_relaxed) == 0) sched_yield();
+    unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed);
+    w->deadline = test_deadline_on(w->clock, 200000000u);
     if (w->kind == CASE_WAIT) w->result = fastsync_wait_any(list, NLIST, &w->idx);
     else w->result = fastsync_clockwait_any(list, NLIST, &w->idx, w->clock, &w->deadline);
     clock_gettime(w->clock, &w->after);
+    w->caught = atomic_load_explicit(&caught, memory_order_relaxed) - caught0;
     /* relaxed on purpose: main stores posted = true before its post, so a wait that took
      * that token (acquire, paired with the post's release) must read true here. */
     w->posted_at_return = atomic_load_explicit(&posted, memory_order_relaxed);
@@ -124,22 +134,23 @@ static void one_case(int kind, bool restart)
     w.kind = kind;
     w.idx = 99;
     w.clock = kind == CASE_CLOCK_RT ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-    w.deadline = test_deadline_on(w.clock, 200000000u);
-    unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed);
 
     test_watchdog_start(dump, NULL);
     pthread_t waiter = test_thread_start(waiter_main, &w);
-    /* let it register on both semaphores before the storm starts */
-    uint64_t end = test_box_end(5000);
-    /* relaxed: a poll */
-    while ((test_sem_waiters(&a) == 0 || test_sem_waiters(&b) == 0) &&
-           !atomic_load_explicit(&returned, memory_order_relaxed) && test_box_open(end))
-        test_sleep_ns(100000);
     pthread_t storm = test_thread_start(storm_main, &waiter);
 
     bool early = false;
     if (kind == CASE_WAIT) {
+        /* until it is registered on both semaphores, then 150 ms, and until signals have
+         * been handled since it registered (a time box: the check below says if none) */
+        uint64_t end = test_box_end(10000);
+        /* relaxed: polls */
+        while ((test_sem_waiters(&a) == 0 || test_sem_waiters(&b) == 0) && test_box_open(end))
+            test_sleep_ns(100000);
+        unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed);
         test_sleep_ns(150000000);
+        while (atomic_load_explicit(&caught, memory_order_relaxed) - caught0 < 10 && test_box_open(end))
+            test_sleep_ns(1000000);
         early = atomic_load_explicit(&returned, memory_order_relaxed); /* relaxed: a poll */
         /* relaxed: the post's release below carries it to the wait that takes the token */
         atomic_store_explicit(&posted, true, memory_order_relaxed);
@@ -151,11 +162,9 @@ static void one_case(int kind, bool restart)
     test_thread_join(storm);
     test_thread_join(waiter);
     test_watchdog_stop();
-    unsigned long during = atomic_load_explicit(&caught, memory_order_relaxed) - caught0;
-
-    diag("%s, %s: %lu signals sent, %lu handled", what, sa, atomic_load_explicit(&sent, memory_order_relaxed),
-         during);
-    ok(during > 0, "%s, %s: the waiter was hit by signals", what, sa);
+    diag("%s, %s: %lu signals sent, %lu handled during the wait", what, sa,
+         atomic_load_explicit(&sent, memory_order_relaxed), w.caught);
+    ok(w.caught > 0, "%s, %s: the waiter was hit by signals during its wait", what, sa);
     if (kind == CASE_WAIT) {
         is_int(w.result, 0, "%s, %s: returned 0 (never EINTR)", what, sa);
         is_int(w.idx, IB, "%s, %s: ... with the posted semaphore's index", what, sa);
