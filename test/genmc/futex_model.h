@@ -4,7 +4,8 @@
  *
  * GenMC explores every execution of a small C program under the C11 memory model; it cannot
  * make system calls, so the harnesses route fastsync.h's futex layer here through
- * FASTSYNC_FUTEX_WAIT / FASTSYNC_FUTEX_WAKE. What the kernel does is kept:
+ * FASTSYNC_FUTEX_WAIT / FASTSYNC_FUTEX_WAKE / FASTSYNC_FUTEX_WAITV. What the kernel does is
+ * kept:
  *   - wait(word, val): under one lock (the kernel's hash-bucket lock) compare the word with
  *     val and, if equal, queue; then sleep until a wake picks this sleeper. Full fences around
  *     both calls (the kernel's barriers). A sleeper nobody wakes spins for ever on its own
@@ -13,6 +14,12 @@
  *   - wake(word, n): under the lock, wakes up to n sleepers queued on word, first queued first
  *     (FIFO, as Linux for threads of one priority), or with MODEL_WAKE_NEWEST the newest
  *     first (no order is promised: the condition variable must not need FIFO).
+ *   - waitv(words, vals, n) (futex_waitv, FASTSYNC_FUTEX_WAITV): under the same lock compare
+ *     every word with its value (one differs: return at once), else queue one sleeper on all
+ *     n words and sleep until a wake of ANY of them picks it: a wake(word, k) counts such a
+ *     sleeper as one sleeper of each of its words, and taking it off the queue takes it off
+ *     all of them (the kernel's futex_waitv: one task, woken once); cancellation and
+ *     deadlines as for wait. Up to MODEL_MAX_WORDS words (2 unless the harness defines more).
  *   - cancellation (model_cancel_target: the one thread that can be cancelled; model_cancel():
  *     the cancel arrives): a pending cancel acts as the target is about to sleep; a cancel
  *     during the sleep takes the sleeper off the queue under the lock (a wake either picked it
@@ -55,8 +62,13 @@ long syscall(long number, ...);
 
 enum { MODEL_WOKEN, MODEL_DIFFERED, MODEL_CANCELLED, MODEL_TIMEDOUT };
 
+#ifndef MODEL_MAX_WORDS
+#define MODEL_MAX_WORDS 2 /* words of one multi-wait */
+#endif
+
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-static void *model_addr[MODEL_MAX_SLEEPS]; /* under model_lock */
+static void *model_addr[MODEL_MAX_SLEEPS][MODEL_MAX_WORDS]; /* under model_lock: the words */
+static unsigned model_naddr[MODEL_MAX_SLEEPS];              /* under model_lock: how many */
 static bool model_queued[MODEL_MAX_SLEEPS]; /* under model_lock: waiting for a wake */
 static int model_sleeps;                    /* under model_lock */
 /* 1 or'ed in: a wake picked the sleeper; 2: it ran on. Both RMWs: a sleeper that leaves on a
@@ -101,16 +113,11 @@ static inline bool model_deadline_seen(bool timed)
     return timed && atomic_load_explicit(&model_deadline_passed, memory_order_relaxed);
 }
 
-/* timed: the wait has a deadline. */
-static inline int model_wait(void *word, uint32_t val, bool timed)
+/* Under model_lock, the word(s) compared equal: a pending cancel acts as the thread goes to
+ * sleep, a past deadline ends the wait at once (then unlocks and returns MODEL_CANCELLED or
+ * MODEL_TIMEDOUT); else -1, the lock still held. */
+static inline int model_no_sleep(bool timed)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    pthread_mutex_lock(&model_lock);
-    if (model_word(word) != val) {
-        pthread_mutex_unlock(&model_lock);
-        atomic_thread_fence(memory_order_seq_cst);
-        return MODEL_DIFFERED;
-    }
     if (model_cancel_seen()) { /* pending: acts as the thread goes to sleep */
         pthread_mutex_unlock(&model_lock);
         return MODEL_CANCELLED;
@@ -119,9 +126,21 @@ static inline int model_wait(void *word, uint32_t val, bool timed)
         pthread_mutex_unlock(&model_lock);
         return MODEL_TIMEDOUT;
     }
+    return -1;
+}
+
+/* Under model_lock: a new sleeper slot (its words still to be filled in). */
+static inline int model_new_slot(void)
+{
     int slot = model_sleeps++;
     assert(slot < MODEL_MAX_SLEEPS && "raise MODEL_MAX_SLEEPS");
-    model_addr[slot] = word;
+    return slot;
+}
+
+/* Under model_lock, sleeper `slot` queued: unlock and sleep until a wake picks it, the
+ * cancel or the deadline. */
+static inline int model_sleep(int slot, bool timed)
+{
     model_queued[slot] = true;
     pthread_mutex_unlock(&model_lock);
     while (!atomic_load_explicit(&model_woken[slot], memory_order_acquire) && !model_cancel_seen() &&
@@ -136,6 +155,60 @@ static inline int model_wait(void *word, uint32_t val, bool timed)
     return picked ? MODEL_WOKEN : MODEL_TIMEDOUT;      /* not picked: the deadline ended it */
 }
 
+/* timed: the wait has a deadline. (No local whose address is taken, here or in
+ * model_waitv: with such locals, GenMC v0.11 with its instruction caching reported accesses
+ * to freed memory on them that the program does not make; sem_timed_genmc did.) */
+static inline int model_wait(void *word, uint32_t val, bool timed)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    pthread_mutex_lock(&model_lock);
+    if (model_word(word) != val) {
+        pthread_mutex_unlock(&model_lock);
+        atomic_thread_fence(memory_order_seq_cst);
+        return MODEL_DIFFERED;
+    }
+    int r = model_no_sleep(timed);
+    if (r >= 0) return r;
+    int slot = model_new_slot();
+    model_addr[slot][0] = word;
+    model_naddr[slot] = 1;
+    return model_sleep(slot, timed);
+}
+
+/* The multi-wait: sleeps while each of the n words holds its value, until a wake of any of
+ * them (or the cancel, or the deadline). Word j is at *MODEL_AT(word0, j), its value at
+ * *MODEL_AT(val0, j), `stride` bytes apart: an array of struct fastsync__waitv, read where
+ * it is (a copy in arrays on the stack met the caching trouble above). */
+#define MODEL_AT(p, j) ((__typeof__(p))((const char *)(p) + (size_t)(j) * stride))
+static inline int model_waitv(void *const *word0, const uint32_t *val0, size_t stride, unsigned n,
+                              bool timed)
+{
+    assert(n >= 1 && n <= MODEL_MAX_WORDS && "raise MODEL_MAX_WORDS");
+    atomic_thread_fence(memory_order_seq_cst);
+    pthread_mutex_lock(&model_lock);
+    for (unsigned j = 0; j < n; j++)
+        if (model_word(*MODEL_AT(word0, j)) != *MODEL_AT(val0, j)) {
+            pthread_mutex_unlock(&model_lock);
+            atomic_thread_fence(memory_order_seq_cst);
+            return MODEL_DIFFERED;
+        }
+    int r = model_no_sleep(timed);
+    if (r >= 0) return r;
+    int slot = model_new_slot();
+    for (unsigned j = 0; j < n; j++) model_addr[slot][j] = *MODEL_AT(word0, j);
+    model_naddr[slot] = n;
+    return model_sleep(slot, timed); /* one sleeper: a wake of any of its words picks it */
+}
+
+/* Under model_lock: sleeper `slot` is queued on `word` (among its others). */
+static inline bool model_queued_on(int slot, void *word)
+{
+    if (!model_queued[slot]) return false;
+    for (unsigned j = 0; j < model_naddr[slot]; j++)
+        if (model_addr[slot][j] == word) return true;
+    return false;
+}
+
 static inline void model_wake(void *word, int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
@@ -146,8 +219,8 @@ static inline void model_wake(void *word, int n)
 #else
     for (int i = 0, woken = 0; i < model_sleeps && woken < n; i++) {
 #endif
-        if (model_addr[i] == word && model_queued[i]) {
-            model_queued[i] = false;
+        if (model_queued_on(i, word)) {
+            model_queued[i] = false; /* off the queue of every word it waits on */
             atomic_fetch_or_explicit(&model_woken[i], 1, memory_order_release);
             woken++;
         }
@@ -181,8 +254,22 @@ static inline void model_futex_wake(void *w, int n, int sh)
     if (model_before_wake) model_before_wake();
     model_wake(w, n);
 }
+static inline int model_futex_waitv(void *const *word0, const uint32_t *val0, size_t stride,
+                                    unsigned n, const struct timespec *t)
+{
+    int r = model_waitv(word0, val0, stride, n, t != NULL);
+    if (r == MODEL_CANCELLED && model_on_cancelled) model_on_cancelled();
+    return r == MODEL_TIMEDOUT ? ETIMEDOUT : 0;
+}
+
 #define FASTSYNC_FUTEX_WAIT model_futex_wait
 #define FASTSYNC_FUTEX_WAKE model_futex_wake
+/* fastsync_wait_any's multi-wait. A macro, not a function: struct fastsync__waitv is declared
+ * in fastsync.h, after this file, and the macro expands inside fastsync.h (fastsync__waitv),
+ * where it is complete. Never ENOSYS: the fallback (one word at a time, in time slices on
+ * the clock) is not modelled. */
+#define FASTSYNC_FUTEX_WAITV(v, n, clock, abstime)                                            \
+    ((void)(clock), model_futex_waitv(&(v)[0].word, &(v)[0].expected, sizeof (v)[0], (n), (abstime)))
 #define __builtin_ia32_pause() ((void)0)
 
 #endif

@@ -24,7 +24,10 @@ if [ -n "$plant" ]; then
         exit 1
     fi
 fi
-genmc --check-liveness --disable-estimation -- -I"$work" -I"$root/test/genmc" -DUNDER_GENMC \
+# A harness may name extra GenMC options on a line "genmc-options: OPTIONS" (in a comment).
+opts=$(sed -n 's/^.*genmc-options: *\([-a-z0-9= ]*\).*$/\1/p' "$harness" | head -n 1)
+# shellcheck disable=SC2086 # $opts: several options, split on purpose
+genmc --check-liveness --disable-estimation $opts -- -I"$work" -I"$root/test/genmc" -DUNDER_GENMC \
     -std=gnu11 "$harness" > "$work/log" 2>&1
 status=$?
 if [ -z "$plant" ]; then
