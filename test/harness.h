@@ -119,20 +119,30 @@ static int (*test_wait_override)(void *word, uint32_t expected, int shared, cloc
                                  const struct timespec *abstime);
 static void (*test_wake_override)(void *word, int n, int shared);
 
+#ifdef FASTSYNC_TEST_INJECT
+/* The fault a wait returns before it sleeps for real, 3 times in 8: 0 (a spurious wakeup),
+ * EINTR (a signal), EAGAIN (the word changed: the raw kernel answer); else -1, none. */
+static inline int test_inject_fault(void)
+{
+    if (test_inject_state == 0)
+        test_inject_state = test_stream(1000 + (unsigned)atomic_fetch_add(&test_inject_threads, 1));
+    switch (test_rand(&test_inject_state) % 8) {
+    case 0: return 0;
+    case 1: return EINTR;
+    case 2: return EAGAIN;
+    default: return -1;
+    }
+}
+#endif
+
 static inline int test_futex_wait(void *word, uint32_t expected, int shared, clockid_t clock,
                            const struct timespec *abstime)
 {
     /* relaxed: a statistic, read after the threads are joined. */
     atomic_fetch_add_explicit(&test_waits_made, 1, memory_order_relaxed);
 #ifdef FASTSYNC_TEST_INJECT
-    if (test_inject_state == 0)
-        test_inject_state = test_stream(1000 + (unsigned)atomic_fetch_add(&test_inject_threads, 1));
-    switch (test_rand(&test_inject_state) % 8) {
-    case 0: return 0;      /* spurious wakeup */
-    case 1: return EINTR;  /* a signal */
-    case 2: return EAGAIN; /* the word changed (raw kernel answer) */
-    default: break;
-    }
+    int fault = test_inject_fault();
+    if (fault >= 0) return fault;
 #endif
     int r = test_wait_override ? test_wait_override(word, expected, shared, clock, abstime)
                                : fastsync__wait_sys(word, expected, shared, clock, abstime);
@@ -167,13 +177,8 @@ static inline int test_futex_waitv(const struct fastsync__waitv *v, unsigned n, 
     atomic_fetch_add_explicit(&test_waits_made, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&test_waitvs_made, 1, memory_order_relaxed);
 #ifdef FASTSYNC_TEST_INJECT
-    if (test_inject_state == 0)
-        test_inject_state = test_stream(1000 + (unsigned)atomic_fetch_add(&test_inject_threads, 1));
-    switch (test_rand(&test_inject_state) % 8) {
-    case 0: return 0;      /* spurious wakeup */
-    case 1: return EINTR;  /* a signal */
-    default: break;
-    }
+    int fault = test_inject_fault();
+    if (fault >= 0) return fault;
 #endif
     int r = fastsync__waitv_sys(v, n, clock, abstime);
     if (test_after_futex_wait) test_after_futex_wait();
