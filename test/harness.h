@@ -53,6 +53,8 @@
  *   test_cwaiter_start(w, wait, kind, pending, disabled), test_cwaiter_cancel_pending(w),
  *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it),
  *   test_cwaiter_join_cancelled(w, what) (it ended cancelled inside its wait)
+ *   test_claim_window, test_claim_arm(), test_claim_cancel(what): the thread back first from
+ *                                a kernel wait is cancelled there, before it looks at its word
  *
  */
 #ifndef FASTSYNC_TEST_HARNESS_H
@@ -670,6 +672,52 @@ static inline void test_cwaiter_join_cancelled(struct test_cwaiter *w, const cha
 {
     ok(test_thread_join(w->thread) == PTHREAD_CANCELED, "%s: the thread ended cancelled", what);
     is_int(test_cwaiter_phase(w), TEST_CW_WAITING, "%s: ... inside the wait", what);
+}
+
+/* The claim window: a cancel that acts inside a registered waiter after its kernel wait
+ * returned, before it looks at its word (a wake it absorbed must then be passed on). Set
+ * test_after_futex_wait = test_claim_window; test_claim_arm() before the wake; then
+ * test_claim_cancel() waits for the first thread back from a kernel wait to claim the
+ * window, cancels it and returns its thread. The claimer waits with sched_yield, not a sleep:
+ * its pthread_testcancel is its only cancellation point (a cancel sent during a nanosleep
+ * acts through a signal, which qemu-i386 has been seen to deliver after the sleep returned;
+ * and ThreadSanitizer loses sight of a thread cancelled inside its nanosleep). */
+static _Atomic(int) test_claim_armed;          /* 1: the next thread back claims */
+static _Atomic(pthread_t *) test_claimed;      /* the claimer's thread */
+static _Atomic(int) test_claimed_cancelled;    /* the cancel has been sent */
+
+static inline void test_claim_window(void)
+{
+    int one = 1;
+    /* acq_rel: pairs with test_claim_arm's release store and test_claim_cancel's load. */
+    if (!atomic_compare_exchange_strong_explicit(&test_claim_armed, &one, 0, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return;
+    static pthread_t self;
+    self = pthread_self();
+    /* release: pairs with test_claim_cancel's acquire load; it reads `self` after it. */
+    atomic_store_explicit(&test_claimed, &self, memory_order_release);
+    while (!atomic_load_explicit(&test_claimed_cancelled, memory_order_acquire)) sched_yield();
+    pthread_testcancel();
+}
+
+static inline void test_claim_arm(void)
+{
+    atomic_store_explicit(&test_claimed, NULL, memory_order_relaxed);
+    atomic_store_explicit(&test_claimed_cancelled, 0, memory_order_relaxed);
+    /* release: pairs with the claimer's acq_rel CAS. */
+    atomic_store_explicit(&test_claim_armed, 1, memory_order_release);
+}
+
+static inline pthread_t test_claim_cancel(const char *what)
+{
+    pthread_t *t;
+    /* acquire: pairs with the claimer's release store. */
+    while ((t = atomic_load_explicit(&test_claimed, memory_order_acquire)) == NULL) test_sleep_ns(100000);
+    pthread_t claimer = *t;
+    is_int(pthread_cancel(claimer), 0, "%s: pthread_cancel", what);
+    atomic_store_explicit(&test_claimed_cancelled, 1, memory_order_release);
+    return claimer;
 }
 
 /* ---- watchdog: pthread primitives only, never the code under test ---- */

@@ -116,29 +116,6 @@ static void pending_fast_path(void)
 
 /* ---- a woken waiter cancelled before it takes its token ---- */
 
-static _Atomic(int) claim_armed;       /* 1: the next waiter back from the kernel claims */
-static _Atomic(pthread_t *) claimed;   /* the claimer's thread */
-static _Atomic(int) claimed_cancelled; /* main has cancelled it */
-
-static void after_wait(void)
-{
-    int one = 1;
-    /* acq_rel: pairs with main's arming store (release) and its load of `claimed`. */
-    if (!atomic_compare_exchange_strong_explicit(&claim_armed, &one, 0, memory_order_acq_rel,
-                                                 memory_order_relaxed))
-        return;
-    static pthread_t self;
-    self = pthread_self();
-    /* release: pairs with main's acquire load; main reads `self` after it. */
-    atomic_store_explicit(&claimed, &self, memory_order_release);
-    /* sched_yield, not a sleep: no cancellation point here but the testcancel below (a
-     * cancel that came during a nanosleep would act through a signal, which qemu-i386 has
-     * been seen to deliver after the sleep had returned: the test then saw the cancel act
-     * too late, after this thread took the token). */
-    while (!atomic_load_explicit(&claimed_cancelled, memory_order_acquire)) sched_yield();
-    pthread_testcancel(); /* inside the registered waiter, back from a wake it absorbed */
-}
-
 static void woken_then_cancelled(int kind)
 {
     char what[96];
@@ -151,17 +128,10 @@ static void woken_then_cancelled(int kind)
     shown[0] = &w[0];
     shown[1] = &w[1];
     until_asleep(2, waits0);
-    atomic_store_explicit(&claimed, NULL, memory_order_relaxed);
-    atomic_store_explicit(&claimed_cancelled, 0, memory_order_relaxed);
-    /* release: pairs with the claimer's acq_rel CAS. */
-    atomic_store_explicit(&claim_armed, 1, memory_order_release);
+    test_claim_arm();
     fastsync_sem_post(&s); /* one FUTEX_WAKE: one of the two sleepers claims */
-    pthread_t *t;
-    /* acquire: pairs with the claimer's release store. */
-    while ((t = atomic_load_explicit(&claimed, memory_order_acquire)) == NULL) test_sleep_ns(100000);
-    int victim = pthread_equal(*t, w[0].thread) ? 0 : 1;
-    is_int(pthread_cancel(*t), 0, "%s: pthread_cancel", what);
-    atomic_store_explicit(&claimed_cancelled, 1, memory_order_release);
+    pthread_t claimer = test_claim_cancel(what);
+    int victim = pthread_equal(claimer, w[0].thread) ? 0 : 1;
     test_cwaiter_join_cancelled(&w[victim], what);
     test_thread_join(w[1 - victim].thread); /* hangs (watchdog) if the wake was not passed on */
     is_int(w[1 - victim].ret, 0, "%s: the other sleeper got the token", what);
@@ -179,7 +149,7 @@ int main(void)
     for (int k = 0; k < TEST_SLEEP_KINDS; k++) cancel_pending(k);
     for (int k = 0; k < TEST_SLEEP_KINDS; k++) cancel_disabled(k);
     pending_fast_path();
-    test_after_futex_wait = after_wait;
+    test_after_futex_wait = test_claim_window;
     for (int k = 0; k < TEST_SLEEP_KINDS; k++) woken_then_cancelled(k);
     test_after_futex_wait = NULL;
     test_watchdog_stop();
