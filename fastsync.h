@@ -1141,7 +1141,9 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 
 FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
 {
-    struct timespec t;
+    /* all of it: a 32-bit ABI's 64-bit timespec has padding that a backend's clock (OS/2's
+     * timer) leaves unwritten, and returning it unset is -Wmaybe-uninitialized */
+    struct timespec t = { 0, 0 };
     fastsync__clock_now(CLOCK_MONOTONIC, &t);
     uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
     t.tv_nsec += (long)(ns % FASTSYNC__NSEC_PER_SEC);
