@@ -44,6 +44,13 @@
  *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
  *   test_cond_waiters(c), test_cond_pending(c), test_cond_word(c), test_dump_cond(what, c)
  *                                the condvar's registered tickets, pending signals
+ * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
+ * Windows):
+ *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
+ *                                none sent yet: before the threads that read s start
+ *   test_storm_start(s, target) / test_storm_stop(s)  the sender thread, started and joined
+ *   test_storm_sent(s), test_storm_caught()  signals sent by s, handled in any thread
+ *   test_storm_dump(s)           a diag line "signals sent %lu, caught %lu"
  * Event sleepers (struct test_sleeper: one thread, one wait on an event):
  *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
@@ -837,6 +844,93 @@ static inline void test_kill_child(void)
         diag("killing child %d", (int)test_child);
         kill(test_child, SIGKILL);
     }
+}
+#endif
+
+/* ---- a signal storm: SIGUSR1 sent to one thread in a loop (POSIX signals; not on Windows) ---- */
+#if !defined(_WIN32)
+#include <signal.h>
+
+struct test_storm {
+    pthread_t target;            /* the thread the signals are sent to */
+    pthread_t thread;            /* the sender */
+    _Atomic(bool) stop;
+    _Atomic(unsigned long) sent; /* since test_storm_init */
+};
+
+static _Atomic(unsigned long) test_storm_caught_n; /* SIGUSR1 handled, in any thread */
+
+static inline void test_storm_on_usr1(int sig)
+{
+    (void)sig;
+    /* relaxed: a count, read after the threads are joined. (Lock-free: signal-safe.) */
+    atomic_fetch_add_explicit(&test_storm_caught_n, 1, memory_order_relaxed);
+}
+
+/* Installs the SIGUSR1 handler that counts (with SA_RESTART or without) and resets s: nothing
+ * sent, not stopped. Call it before the threads that read s start. */
+static inline void test_storm_init(struct test_storm *s, bool restart)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = test_storm_on_usr1;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = restart ? SA_RESTART : 0;
+    if (sigaction(SIGUSR1, &act, NULL) != 0) bail("sigaction: %s", strerror(errno));
+    /* relaxed: before the threads start */
+    atomic_store_explicit(&s->stop, false, memory_order_relaxed);
+    atomic_store_explicit(&s->sent, 0, memory_order_relaxed);
+}
+
+static inline void *test_storm_main(void *p)
+{
+    struct test_storm *s = (struct test_storm *)p;
+    uint64_t rng = test_stream(77);
+    unsigned long n = 0;
+    /* relaxed: only ends the loop; test_storm_stop joins this thread before anything depends
+     * on it. */
+    while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+        int r = pthread_kill(s->target, SIGUSR1);
+        if (r != 0) bail("pthread_kill: %s", strerror(r));
+        atomic_store_explicit(&s->sent, ++n, memory_order_relaxed);
+        uint64_t x = test_rand(&rng) % 8;
+        if (x == 0) test_sleep_ns(50000);
+        else if (x < 4) sched_yield();
+    }
+    return NULL;
+}
+
+/* Starts the thread that sends SIGUSR1 to target until test_storm_stop, with a random yield
+ * or a 50 us sleep between some of the signals. */
+static inline void test_storm_start(struct test_storm *s, pthread_t target)
+{
+    s->target = target;
+    s->thread = test_thread_start(test_storm_main, s);
+}
+
+/* Stops the sender and joins it: no signal is sent after this returns. */
+static inline void test_storm_stop(struct test_storm *s)
+{
+    /* relaxed: only ends the sender's loop; the join orders the rest. */
+    atomic_store_explicit(&s->stop, true, memory_order_relaxed);
+    test_thread_join(s->thread);
+}
+
+/* relaxed (both): counts, polled, or read after the joins. */
+static inline unsigned long test_storm_sent(struct test_storm *s)
+{
+    return atomic_load_explicit(&s->sent, memory_order_relaxed);
+}
+
+static inline unsigned long test_storm_caught(void)
+{
+    return atomic_load_explicit(&test_storm_caught_n, memory_order_relaxed);
+}
+
+/* For a dump: how many signals s has sent and how many were handled. */
+static inline void test_storm_dump(struct test_storm *s)
+{
+    diag("signals sent %lu, caught %lu", test_storm_sent(s), test_storm_caught());
 }
 #endif
 

@@ -8,14 +8,10 @@
  * After each: no waiter left registered (destroy == 0). Waits never return EINTR. */
 #include "harness.h"
 
-#include <signal.h>
-
 static fastsync_sem_t s;
-static _Atomic(unsigned long) caught;   /* SIGUSR1 handled, in any thread */
-static _Atomic(bool) posted;            /* set just before the post */
-static _Atomic(bool) returned;          /* the waiter's call has returned */
-static _Atomic(bool) storm_stop;
-static _Atomic(unsigned long) sent;
+static struct test_storm storm; /* SIGUSR1 at the waiter */
+static _Atomic(bool) posted;     /* set just before the post */
+static _Atomic(bool) returned;   /* the waiter's call has returned */
 
 enum { CASE_WAIT, CASE_TIMEDOUT, CASE_CLOCK_RT, CASE_TIMED_POSTED };
 static const char *const case_name[] = { "wait", "timedwait 200 ms", "clockwait(REALTIME) 200 ms",
@@ -30,21 +26,13 @@ struct waiter {
     struct timespec after;    /* `clock` read after the return */
 };
 
-static void on_usr1(int sig)
-{
-    (void)sig;
-    /* relaxed: a count, read after the threads are joined. (Lock-free: signal-safe.) */
-    atomic_fetch_add_explicit(&caught, 1, memory_order_relaxed);
-}
-
 static void dump(void *unused)
 {
     (void)unused;
     test_dump_sem("sem", &s);
+    test_storm_dump(&storm);
     /* relaxed: progress read for the dump only. */
-    diag("signals sent %lu, caught %lu; posted %d, waiter returned %d",
-         atomic_load_explicit(&sent, memory_order_relaxed), atomic_load_explicit(&caught, memory_order_relaxed),
-         (int)atomic_load_explicit(&posted, memory_order_relaxed),
+    diag("posted %d, waiter returned %d", (int)atomic_load_explicit(&posted, memory_order_relaxed),
          (int)atomic_load_explicit(&returned, memory_order_relaxed));
 }
 
@@ -63,47 +51,23 @@ static void *waiter_main(void *arg)
     return NULL;
 }
 
-static void *storm_main(void *arg)
-{
-    pthread_t target = *(pthread_t *)arg;
-    uint64_t rng = test_stream(77);
-    unsigned long n = 0;
-    /* relaxed: only ends the loop; main joins this thread before anything depends on it. */
-    while (!atomic_load_explicit(&storm_stop, memory_order_relaxed)) {
-        int r = pthread_kill(target, SIGUSR1);
-        if (r != 0) bail("pthread_kill: %s", strerror(r));
-        atomic_store_explicit(&sent, ++n, memory_order_relaxed);
-        uint64_t x = test_rand(&rng) % 8;
-        if (x == 0) test_sleep_ns(50000);
-        else if (x < 4) sched_yield();
-    }
-    return NULL;
-}
-
 static void one_case(int kind, bool restart)
 {
     const char *sa = restart ? "SA_RESTART" : "no SA_RESTART";
     const char *what = case_name[kind];
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_usr1;
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = restart ? SA_RESTART : 0;
-    if (sigaction(SIGUSR1, &act, NULL) != 0) bail("sigaction: %s", strerror(errno));
+    test_storm_init(&storm, restart);
 
     fastsync_sem_init(&s, 0, 0);
     /* relaxed: before the threads start */
     atomic_store_explicit(&posted, false, memory_order_relaxed);
     atomic_store_explicit(&returned, false, memory_order_relaxed);
-    atomic_store_explicit(&storm_stop, false, memory_order_relaxed);
-    atomic_store_explicit(&sent, 0, memory_order_relaxed);
     struct waiter w;
     memset(&w, 0, sizeof w);
     w.kind = kind;
     w.clock = kind == CASE_CLOCK_RT ? CLOCK_REALTIME : CLOCK_MONOTONIC;
     uint64_t wait_ns = kind == CASE_TIMED_POSTED ? 3600 * 1000000000ull : 200000000u;
     w.deadline = test_deadline_on(w.clock, wait_ns);
-    unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed), waits0 = test_kernel_waits();
+    unsigned long caught0 = test_storm_caught(), waits0 = test_kernel_waits();
 
     test_watchdog_start(dump, NULL);
     pthread_t waiter = test_thread_start(waiter_main, &w);
@@ -113,7 +77,7 @@ static void one_case(int kind, bool restart)
     while (fastsync_sem_destroy(&s) != EBUSY && !atomic_load_explicit(&returned, memory_order_relaxed) &&
            test_box_open(end))
         test_sleep_ns(100000);
-    pthread_t storm = test_thread_start(storm_main, &waiter);
+    test_storm_start(&storm, waiter);
 
     bool early = false;
     if (kind == CASE_WAIT || kind == CASE_TIMED_POSTED) {
@@ -125,14 +89,12 @@ static void one_case(int kind, bool restart)
     }
     /* relaxed: polls and flags; the joins order what is read afterwards */
     while (!atomic_load_explicit(&returned, memory_order_relaxed)) test_sleep_ns(1000000);
-    atomic_store_explicit(&storm_stop, true, memory_order_relaxed);
-    test_thread_join(storm);
+    test_storm_stop(&storm);
     test_thread_join(waiter);
     test_watchdog_stop();
-    unsigned long during = atomic_load_explicit(&caught, memory_order_relaxed) - caught0, waits = test_kernel_waits() - waits0;
+    unsigned long during = test_storm_caught() - caught0, waits = test_kernel_waits() - waits0;
 
-    diag("%s, %s: %lu signals sent, %lu handled, %lu futex waits", what, sa,
-         atomic_load_explicit(&sent, memory_order_relaxed), during, waits);
+    diag("%s, %s: %lu signals sent, %lu handled, %lu futex waits", what, sa, test_storm_sent(&storm), during, waits);
     ok(during > 0, "%s, %s: the waiter was hit by signals", what, sa);
     /* Without SA_RESTART each signal that lands in the kernel ends the futex wait (EINTR),
      * and the semaphore must wait again. (The POSIX backend sleeps in pthread_cond_wait,

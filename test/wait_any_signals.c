@@ -14,8 +14,6 @@
  * os2 suite's _intr runs inject instead, as for sem_signals). */
 #include "harness.h"
 
-#include <signal.h>
-
 enum { IA, IE, IT, IB, NLIST }; /* sem a, event e, ticket (c, t), sem b */
 
 static fastsync_sem_t a, b;
@@ -23,11 +21,9 @@ static fastsync_event_t e;
 static fastsync_cond_t c;
 static fastsync_cond_ticket_t t;
 static fastsync_wait_entry_t list[NLIST];
-static _Atomic(unsigned long) caught; /* SIGUSR1 handled, in any thread */
-static _Atomic(bool) posted;          /* set just before the post */
-static _Atomic(bool) returned;        /* the waiter's call has returned */
-static _Atomic(bool) storm_stop;
-static _Atomic(unsigned long) sent;
+static struct test_storm storm; /* SIGUSR1 at the waiter */
+static _Atomic(bool) posted;     /* set just before the post */
+static _Atomic(bool) returned;   /* the waiter's call has returned */
 
 enum { CASE_WAIT, CASE_TIMEDOUT, CASE_CLOCK_RT };
 static const char *const case_name[] = { "wait_any", "timedwait_any 200 ms", "clockwait_any(REALTIME) 200 ms" };
@@ -43,13 +39,6 @@ struct waiter {
     struct timespec after; /* `clock` read after the return */
 };
 
-static void on_usr1(int sig)
-{
-    (void)sig;
-    /* relaxed: a count, read after the threads are joined. (Lock-free: signal-safe.) */
-    atomic_fetch_add_explicit(&caught, 1, memory_order_relaxed);
-}
-
 static void dump(void *unused)
 {
     (void)unused;
@@ -57,10 +46,9 @@ static void dump(void *unused)
     test_dump_sem("sem b", &b);
     test_dump_event("event e", &e);
     test_dump_cond("cond c", &c);
+    test_storm_dump(&storm);
     /* relaxed: progress read for the dump only. */
-    diag("signals sent %lu, caught %lu; posted %d, waiter returned %d",
-         atomic_load_explicit(&sent, memory_order_relaxed), atomic_load_explicit(&caught, memory_order_relaxed),
-         (int)atomic_load_explicit(&posted, memory_order_relaxed),
+    diag("posted %d, waiter returned %d", (int)atomic_load_explicit(&posted, memory_order_relaxed),
          (int)atomic_load_explicit(&returned, memory_order_relaxed));
 }
 
@@ -71,14 +59,14 @@ static void *waiter_main(void *arg)
      * 200 ms wait was over), then the wait, its deadline from then. Polled with
      * sched_yield, not a sleep: a nanosleep that a signal interrupts goes on with the time
      * it has left, and when the next signal is pending again by then it sleeps no time at
-     * all, for ever (seen: 20 s). relaxed: polls and a count. */
-    while (atomic_load_explicit(&sent, memory_order_relaxed) == 0) sched_yield();
-    unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed);
+     * all, for ever (seen: 20 s). (test_storm_sent/caught: relaxed polls and counts.) */
+    while (test_storm_sent(&storm) == 0) sched_yield();
+    unsigned long caught0 = test_storm_caught();
     w->deadline = test_deadline_on(w->clock, 200000000u);
     if (w->kind == CASE_WAIT) w->result = fastsync_wait_any(list, NLIST, &w->idx);
     else w->result = fastsync_clockwait_any(list, NLIST, &w->idx, w->clock, &w->deadline);
     clock_gettime(w->clock, &w->after);
-    w->caught = atomic_load_explicit(&caught, memory_order_relaxed) - caught0;
+    w->caught = test_storm_caught() - caught0;
     /* relaxed on purpose: main stores posted = true before its post, so a wait that took
      * that token (acquire, paired with the post's release) must read true here. */
     w->posted_at_return = atomic_load_explicit(&posted, memory_order_relaxed);
@@ -87,33 +75,11 @@ static void *waiter_main(void *arg)
     return NULL;
 }
 
-static void *storm_main(void *arg)
-{
-    pthread_t target = *(pthread_t *)arg;
-    uint64_t rng = test_stream(77);
-    unsigned long n = 0;
-    /* relaxed: only ends the loop; main joins this thread before anything depends on it. */
-    while (!atomic_load_explicit(&storm_stop, memory_order_relaxed)) {
-        int r = pthread_kill(target, SIGUSR1);
-        if (r != 0) bail("pthread_kill: %s", strerror(r));
-        atomic_store_explicit(&sent, ++n, memory_order_relaxed);
-        uint64_t x = test_rand(&rng) % 8;
-        if (x == 0) test_sleep_ns(50000);
-        else if (x < 4) sched_yield();
-    }
-    return NULL;
-}
-
 static void one_case(int kind, bool restart)
 {
     const char *sa = restart ? "SA_RESTART" : "no SA_RESTART";
     const char *what = case_name[kind];
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = on_usr1;
-    sigemptyset(&act.sa_mask);
-    act.sa_flags = restart ? SA_RESTART : 0;
-    if (sigaction(SIGUSR1, &act, NULL) != 0) bail("sigaction: %s", strerror(errno));
+    test_storm_init(&storm, restart); /* sent 0 before the waiter polls it */
 
     fastsync_sem_init(&a, 0, 0);
     fastsync_sem_init(&b, 0, 0);
@@ -127,8 +93,6 @@ static void one_case(int kind, bool restart)
     /* relaxed: before the threads start */
     atomic_store_explicit(&posted, false, memory_order_relaxed);
     atomic_store_explicit(&returned, false, memory_order_relaxed);
-    atomic_store_explicit(&storm_stop, false, memory_order_relaxed);
-    atomic_store_explicit(&sent, 0, memory_order_relaxed);
     struct waiter w;
     memset(&w, 0, sizeof w);
     w.kind = kind;
@@ -137,7 +101,7 @@ static void one_case(int kind, bool restart)
 
     test_watchdog_start(dump, NULL);
     pthread_t waiter = test_thread_start(waiter_main, &w);
-    pthread_t storm = test_thread_start(storm_main, &waiter);
+    test_storm_start(&storm, waiter);
 
     bool early = false;
     if (kind == CASE_WAIT) {
@@ -147,9 +111,9 @@ static void one_case(int kind, bool restart)
         /* relaxed: polls */
         while ((test_sem_waiters(&a) == 0 || test_sem_waiters(&b) == 0) && test_box_open(end))
             test_sleep_ns(100000);
-        unsigned long caught0 = atomic_load_explicit(&caught, memory_order_relaxed);
+        unsigned long caught0 = test_storm_caught();
         test_sleep_ns(150000000);
-        while (atomic_load_explicit(&caught, memory_order_relaxed) - caught0 < 10 && test_box_open(end))
+        while (test_storm_caught() - caught0 < 10 && test_box_open(end))
             test_sleep_ns(1000000);
         early = atomic_load_explicit(&returned, memory_order_relaxed); /* relaxed: a poll */
         /* relaxed: the post's release below carries it to the wait that takes the token */
@@ -158,12 +122,10 @@ static void one_case(int kind, bool restart)
     }
     /* relaxed: polls and flags; the joins order what is read afterwards */
     while (!atomic_load_explicit(&returned, memory_order_relaxed)) test_sleep_ns(1000000);
-    atomic_store_explicit(&storm_stop, true, memory_order_relaxed);
-    test_thread_join(storm);
+    test_storm_stop(&storm);
     test_thread_join(waiter);
     test_watchdog_stop();
-    diag("%s, %s: %lu signals sent, %lu handled during the wait", what, sa,
-         atomic_load_explicit(&sent, memory_order_relaxed), w.caught);
+    diag("%s, %s: %lu signals sent, %lu handled during the wait", what, sa, test_storm_sent(&storm), w.caught);
     ok(w.caught > 0, "%s, %s: the waiter was hit by signals during its wait", what, sa);
     if (kind == CASE_WAIT) {
         is_int(w.result, 0, "%s, %s: returned 0 (never EINTR)", what, sa);
