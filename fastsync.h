@@ -572,6 +572,15 @@ FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abs
            (abstime->tv_nsec - now.tv_nsec);
 }
 
+/* The time left until `abstime` on `clock` in whole milliseconds, rounded up (a sleep that
+ * long never ends early), at most 1000; 0 once it has passed. (The Windows and OS/2 backends
+ * sleep in milliseconds.) */
+FASTSYNC_API uint32_t fastsync__ms_left(clockid_t clock, const struct timespec *abstime)
+{
+    int64_t left = fastsync__until(clock, abstime); /* at most a second */
+    return left <= 0 ? 0u : (uint32_t)((left + 999999) / 1000000);
+}
+
 /* The bucket of a word's address `a` in a wait table of `size` buckets, a power of two (the
  * POSIX and OS/2 backends): words 4 or 8 bytes apart, or a page apart, spread out; the two
  * halves of an 8-aligned 64-bit word share one. (An integer, not a pointer: only the
@@ -848,9 +857,8 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     (void)shared; /* always 0: init refuses FASTSYNC_SHARED */
     DWORD ms = INFINITE;
     if (abstime != NULL) {
-        int64_t left = fastsync__until(clock, abstime); /* at most a second */
-        if (left <= 0) return ETIMEDOUT;
-        ms = (DWORD)((left + 999999) / 1000000); /* rounded up */
+        ms = fastsync__ms_left(clock, abstime);
+        if (ms == 0) return ETIMEDOUT;
     }
     uintptr_t f = fastsync__win_fn(FASTSYNC__WIN_WAIT);
     if (f != 0 && ((fastsync__wait_on_address_fn)f)(word, &expected, sizeof expected, ms))

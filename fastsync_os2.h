@@ -474,9 +474,7 @@ FASTSYNC_API bool fastsync__lk_cas(void *p, void *expected, uint64_t desired, si
 FASTSYNC_API ULONG fastsync__os2_ms_left(clockid_t clock, const struct timespec *abstime)
 {
     if (abstime == NULL) return FASTSYNC__OS2_SLICE_MS;
-    int64_t left = fastsync__until(clock, abstime); /* at most a second */
-    if (left <= 0) return 0;
-    ULONG ms = (ULONG)((left + 999999) / 1000000); /* rounded up */
+    ULONG ms = fastsync__ms_left(clock, abstime);
     return ms < FASTSYNC__OS2_SLICE_MS ? ms : FASTSYNC__OS2_SLICE_MS;
 }
 
