@@ -243,9 +243,9 @@ int main(int argc, char **argv)
     bench_parse(argc, argv, &o);
 #ifdef WAITANY_FALLBACK
     /* a wake the waiter sees only at the end of its slice: about 100 us per round trip */
-    long n = o.iters ? o.iters : o.quick ? 300 : 3000;
+    long n = o.iters ? o.iters : o.quick ? 200 : 1000;
 #else
-    long n = o.iters ? o.iters : o.quick ? 1000 : 10000;
+    long n = o.iters ? o.iters : o.quick ? 500 : 3000;
 #endif
     char name[32];
     if (o.op) {
