@@ -23,17 +23,15 @@
  *            condvar shared by objects that different threads may wait for needs a broadcast)
  * Printed per variant and case: the one-way wake latency (post to the waiter's return; the
  * median of every round trip of a pass), the round trip (pass time / round trips, less the
- * gap), each the
- * median of --reps passes with min-max, and fastsync's futex calls per round trip (waits,
- * wakes and futex_waitv, counted in its replaceable futex layer; the cond variant's own are
- * the C library's, which bench/run counts with strace -f -c -e trace=futex,futex_waitv).
- * The cases take turns within each repetition.
+ * gap), each the median of --reps passes with min-max, and fastsync's futex calls per round
+ * trip (waits, wakes and futex_waitv, counted in its replaceable futex layer; the cond
+ * variant's own are the C library's, which bench/run counts with strace -f -c -e
+ * trace=futex,futex_waitv). The cases take turns within each repetition.
  *
  *   waitany [--quick] [--reps N] [--iters N] [--gap-us G] [--csv FILE] [--build NAME]
  *   waitany --op VARIANT-CASE --iters N [--gap-us G]   one ping-pong, no output (for
- *           strace); e.g.
- *           --op waitv-n64_last, --op cond-n8_first, --op sem-n1 (fallback-... in the
- *           fallback build)
+ *           strace); e.g. --op waitv-n64_last, --op cond-n8_first, --op sem-n1
+ *           (fallback-... in the fallback build)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
