@@ -243,7 +243,7 @@ int main(int argc, char **argv)
     /* a wake the waiter sees only at the end of its slice: about 100 us per round trip */
     long n = o.iters ? o.iters : o.quick ? 200 : 1000;
 #else
-    long n = o.iters ? o.iters : o.quick ? 500 : 3000;
+    long n = o.iters ? o.iters : o.quick ? 300 : 3000;
 #endif
     char name[32];
     if (o.op) {
