@@ -136,7 +136,8 @@
  *   mutex held.
  *
  * Waiting for any of several objects: up to FASTSYNC_WAIT_ANY_MAX (64) semaphores, events and
- * condition variable tickets at once; the lowest ready index wins, and only it changes state.
+ * condition variable tickets at once; the lowest ready index wins (ready when the wait's
+ * look, which reads them in index order, reaches it), and only it changes state.
  *   fastsync_wait_entry_t fastsync_wait_sem(fastsync_sem_t *s);       an entry: a token
  *   fastsync_wait_entry_t fastsync_wait_event(fastsync_event_t *e);   the event set (or set
  *                                  since the wait began); reported, not reset
@@ -2281,7 +2282,11 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * event is reported and left as it is. Ready: a semaphore with a token; an event that is set,
  * or was set since the wait began (even if reset again: a set is not missed, as with
  * event_wait); a ticket that is called with a signal pending (what await returns 0 for).
- * When several are ready at one look, the lowest index wins.
+ * When several are ready at one look, the lowest index wins. A look reads the entries one
+ * after the other, in index order, not at one instant: an entry made ready after the look
+ * read it and before it read a later, ready one is not seen by that look (a job posted and
+ * then a shutdown set may be seen as the shutdown alone); so a worker that stops on an
+ * event drains its semaphores with trywait afterwards (examples/worker.c).
  *
  * The wait:
  *   1. look at every entry in order, as trywait would; the first ready one wins;
