@@ -2290,13 +2290,13 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  *
  * The wait:
  *   1. look at every entry in order, as trywait would; the first ready one wins;
- *   2. register where a sleeper must be seen: waiters += 1 on every semaphore (posts then
- *      wake), FREE -> BUSY on every event that is reset (sets then wake); a ticket is
- *      registered already;
+ *   2. register on every semaphore: waiters += 1 (posts then wake); a ticket is registered
+ *      already;
  *   3. look again in order, now as a registered waiter (a semaphore's token is taken with
- *      take+leave), each entry's futex word read in the same load as its readiness; if none
- *      is ready, sleep on all those words at once, each while it holds what was read; after
- *      any wake, timeout or change, go to 3;
+ *      take+leave), each entry's futex word read in the same load as its readiness, a reset
+ *      event made BUSY (FREE -> BUSY: sets then wake); if none is ready, sleep on all those
+ *      words at once, each while it holds what was read; after any wake, timeout or
+ *      change, go to 3;
  *   4. leave every entry that did not win: waiters -= 1 on each semaphore; events keep BUSY
  *      (their next set makes one needless wake, as after a timed-out event_wait); tickets
  *      stay registered, the caller's to await, cancel or wait on again.
@@ -2322,7 +2322,9 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * ready, up to FASTSYNC__WA_SLICE_MAX_NS (10 ms); it looks at every entry after each slice.
  * Its cost: the entry it sleeps on wakes it at once, another is seen at the end of the
  * slice (up to 10 ms late once the wait has lasted about 20 ms), and an idle waiter makes
- * about 100 wakeups a second. (OS/2's DosWaitMuxWaitSem needs a semaphore per object, which
+ * about 100 wakeups a second (98 sleeps in a 1 s timedwait_any, where futex_waitv makes
+ * one). bench/waitany, 2 CPUs: woken in 7.2 to 9.0 us over 1 to 64 entries with futex_waitv
+ * (sem_wait 7.3 us); with the fallback in 18 us by the entry it sleeps on, 87 us by another. (OS/2's DosWaitMuxWaitSem needs a semaphore per object, which
  * the OS/2 backend no longer has: it takes the same slices.)
  *
  * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
