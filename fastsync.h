@@ -283,6 +283,11 @@
  *                         fastsync__wake_sys, declared before the #include (a replacement
  *                         usually calls them). (One that does not call fastsync__wait_sys
  *                         makes the waits no cancellation points.)
+ *   FASTSYNC_FUTEX_WAITV  replace the multi-wait of wait_any (fastsync__waitv_sys's
+ *                         signature; ENOSYS: sleep on one word at a time through
+ *                         FASTSYNC_FUTEX_WAIT). Where FASTSYNC_FUTEX_WAIT is replaced and
+ *                         this is not, wait_any uses no multi-wait: it sleeps through the
+ *                         replaced wait, which the replaced wake reaches.
  *   FASTSYNC_NO_CANCEL    waits are not cancellation points (on Linux no pthread call at all;
  *                         the POSIX backend disables cancellation around its sleep).
  *
@@ -1079,18 +1084,9 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)sched_yield(); }
 #include "fastsync_os2.h"
 #endif /* backends */
 
-/* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
- * in the manual). */
-#ifndef FASTSYNC_FUTEX_WAIT
-#define FASTSYNC_FUTEX_WAIT fastsync__wait_sys
-#endif
-#ifndef FASTSYNC_FUTEX_WAKE
-#define FASTSYNC_FUTEX_WAKE fastsync__wake_sys
-#endif
-#ifndef FASTSYNC__HAS_WAITV
-/* The backends without a multi-wait: the caller sleeps on one word at a time. */
-FASTSYNC__COLD int fastsync__waitv_sys(const struct fastsync__waitv *v, unsigned n,
-                                       clockid_t clock, const struct timespec *abstime)
+/* No multi-wait: the caller sleeps on one word at a time (fastsync__wa_sleep). */
+FASTSYNC__COLD int fastsync__waitv_none(const struct fastsync__waitv *v, unsigned n,
+                                        clockid_t clock, const struct timespec *abstime)
 {
     (void)v;
     (void)n;
@@ -1098,9 +1094,26 @@ FASTSYNC__COLD int fastsync__waitv_sys(const struct fastsync__waitv *v, unsigned
     (void)abstime;
     return ENOSYS;
 }
+#ifndef FASTSYNC__HAS_WAITV
+#define fastsync__waitv_sys fastsync__waitv_none /* the backends without one */
 #endif
+
+/* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
+ * in the manual). A program that replaces the wait but not the multi-wait gets none: its
+ * multi-waits then go through its wait, one word at a time, as its wake expects (a sleeper
+ * in futex_waitv would never see a wake that is not FUTEX_WAKE). */
 #ifndef FASTSYNC_FUTEX_WAITV
+#ifdef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC_FUTEX_WAITV fastsync__waitv_none
+#else
 #define FASTSYNC_FUTEX_WAITV fastsync__waitv_sys
+#endif
+#endif
+#ifndef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC_FUTEX_WAIT fastsync__wait_sys
+#endif
+#ifndef FASTSYNC_FUTEX_WAKE
+#define FASTSYNC_FUTEX_WAKE fastsync__wake_sys
 #endif
 
 FASTSYNC__COLD int fastsync__wait(void *word, uint32_t expected, int shared, clockid_t clock,
