@@ -29,8 +29,10 @@ static int own_wait(void *word, uint32_t expected, int shared, clockid_t clock, 
 {
     (void)shared;
     atomic_fetch_add(&own_waits, 1);
-    /* relaxed: a poll; the caller reads the word again with the order it needs */
-    if (atomic_load_explicit((_Atomic(uint32_t) *)word, memory_order_relaxed) != expected) return 0;
+    /* relaxed: a poll; the caller reads the word again with the order it needs. Through the
+     * header's atomics layer, as the backends read it: over the OS/2 double without
+     * <stdatomic.h> the word is a plain one, written under the table's lock. */
+    if (fastsync__load((FASTSYNC__ATOMIC(uint32_t) *)word, memory_order_relaxed) != expected) return 0;
     if (abstime != NULL && fastsync__until(clock, abstime) <= 0) return ETIMEDOUT;
     struct timespec nap = { 0, 1000000 };
     nanosleep(&nap, NULL);
