@@ -51,6 +51,7 @@
  *   test_storm_start(s, target) / test_storm_stop(s)  the sender thread, started and joined
  *   test_storm_sent(s), test_storm_caught()  signals sent by s, handled in any thread
  *   test_storm_dump(s)           a diag line "signals sent %lu, caught %lu"
+ *   test_storm_action            a function the handler also calls, if set (signal-safe)
  * Event sleepers (struct test_sleeper: one thread, one wait on an event):
  *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
@@ -860,11 +861,20 @@ struct test_storm {
 
 static _Atomic(unsigned long) test_storm_caught_n; /* SIGUSR1 handled, in any thread */
 
+/* A test's own work in the handler, after the count, when set (before test_storm_init): it
+ * may call only async-signal-safe functions; errno is restored around it. */
+static void (*test_storm_action)(void);
+
 static inline void test_storm_on_usr1(int sig)
 {
     (void)sig;
     /* relaxed: a count, read after the threads are joined. (Lock-free: signal-safe.) */
     atomic_fetch_add_explicit(&test_storm_caught_n, 1, memory_order_relaxed);
+    if (test_storm_action) {
+        int saved = errno;
+        test_storm_action();
+        errno = saved;
+    }
 }
 
 /* Installs the SIGUSR1 handler that counts (with SA_RESTART or without) and resets s: nothing
