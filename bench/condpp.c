@@ -9,11 +9,12 @@
  * musl-gcc -static musl's (bench/run builds both).
  * Printed per implementation: round trips per second (median of --reps, min-max), and
  * fastsync's futex calls per round trip (its replaceable futex layer, as perf2; bench/run
- * counts the peer's with strace). Implementations alternate within each repetition.
+ * counts the peer's with perf stat, or strace). Implementations alternate within each
+ * repetition.
  *
  *   condpp [--quick] [--reps N] [--iters N] [--csv FILE] [--build NAME]
  *   condpp --op condpp-fs|condpp-peer --iters N   one ping-pong of N round trips, no output
- *                                                (for strace)
+ *                                                (for perf stat or strace)
  */
 #include "bench.h"
 
@@ -112,7 +113,7 @@ int main(int argc, char **argv)
         double f = bench_csv_samples(&o, "condpp", impl_variant[i], "futex_per_rt", "calls", fx[i], reps);
         char fs[32];
         if (i == IMPL_FS) snprintf(fs, sizeof fs, "%.3f", f);
-        else snprintf(fs, sizeof fs, "(strace)"); /* bench/run counts the peer's */
+        else snprintf(fs, sizeof fs, "(bench/run)"); /* bench/run counts the peer's */
         printf("%-36s %14.0f %10.0f-%-10.0f %16s\n", impl_title[i], med, lo, hi, fs);
     }
     return 0;

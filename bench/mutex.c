@@ -17,12 +17,13 @@
  * Printed per implementation and T: lock+unlock pairs per second (all threads), the spread
  * between threads (slowest thread's pairs / fastest's: 1.0 is even, near 0 is starvation),
  * and fastsync's futex calls per 1000 pairs (its replaceable futex layer; bench/run counts
- * the peer's with strace). Implementations alternate within each repetition; medians of
- * --reps. The contended table decided the mutex's fairness policy (fastsync.h, "Mutex").
+ * the peer's with perf stat or strace). Implementations alternate within each repetition;
+ * medians of --reps. The contended table decided the mutex's fairness policy (fastsync.h,
+ * "Mutex").
  *
  *   mutex [--quick] [--reps N] [--ms N] [--csv FILE] [--build NAME] [REGIME...]
  *         REGIME: uncontended contended sleeping (default: all)
- *   mutex --op OP --iters N     one loop only, no output (for callgrind / strace):
+ *   mutex --op OP --iters N     one loop only, no output (for callgrind, perf, strace):
  *         OP: lock-fs lock-peer (uncontended), or REGIME<T>-fs / REGIME<T>-peer for T threads
  *         sharing N pairs (e.g. sleeping4-peer)
  */

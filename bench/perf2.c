@@ -10,7 +10,7 @@
  *
  *   perf2 [--quick] [--reps N] [--csv FILE] [--build NAME] [TEST...]
  *         TEST: uncontended pingpong oversub (default: all)
- *   perf2 --op OP --iters N     one loop only, no output (for callgrind / strace):
+ *   perf2 --op OP --iters N     one loop only, no output (for callgrind, perf, strace):
  *         OP: mutex rmw2 cas2 sem-peer sem-fs pp-peer pp-fs over-peer over-fs
  */
 #include "bench.h"

@@ -25,12 +25,12 @@
  * median of every round trip of a pass), the round trip (pass time / round trips, less the
  * gap), each the median of --reps passes with min-max, and fastsync's futex calls per round
  * trip (waits, wakes and futex_waitv, counted in its replaceable futex layer; the cond
- * variant's own are the C library's, which bench/run counts with strace -f -c -e
- * trace=futex,futex_waitv). The cases take turns within each repetition.
+ * variant's own are the C library's, which bench/run counts, futex and futex_waitv, with
+ * perf stat or strace). The cases take turns within each repetition.
  *
  *   waitany [--quick] [--reps N] [--iters N] [--gap-us G] [--csv FILE] [--build NAME]
  *   waitany --op VARIANT-CASE --iters N [--gap-us G]   one ping-pong, no output (for
- *           strace); e.g. --op waitv-n64_last, --op cond-n8_first, --op sem-n1
+ *           perf stat or strace); e.g. --op waitv-n64_last, --op cond-n8_first, --op sem-n1
  *           (fallback-... in the fallback build)
  */
 #ifndef _GNU_SOURCE
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
         double mr = bench_csv_samples(&o, "waitany", var_name[c->var], metric, "us", rt, reps);
         snprintf(metric, sizeof metric, "%s_futex", name);
         double mf = bench_csv_samples(&o, "waitany", var_name[c->var], metric, "calls", fx, reps);
-        if (c->var == V_COND) snprintf(fxs, sizeof fxs, "(strace)"); /* the C library's calls */
+        if (c->var == V_COND) snprintf(fxs, sizeof fxs, "(bench/run)"); /* the C library's calls */
         else snprintf(fxs, sizeof fxs, "%.3f", mf);
         printf("%-44s %-9s %8.2f %17s %8.2f %17s %9s\n", var_title[c->var], name, mw, mm_wake, mr,
                mm_rt, fxs);
