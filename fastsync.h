@@ -1739,16 +1739,24 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * Fairness: none is promised. An unlocked mutex goes to whichever thread's RMW comes first,
  * a newcomer or the sleeper just woken (barging): the lock stays busy while a woken thread
  * is scheduled, and a thread that unlocks and locks again keeps the line in its cache. The
- * decision rests on bench/mutex (T threads on 2 CPUs, a short critical section and as much
- * work outside it; glibc 2.36, x86-64; slowest thread's pairs / fastest's, 1.0 is even):
+ * decision rests on bench/mutex (T threads on 2 CPUs; glibc 2.36, x86-64; medians of 5
+ * rounds; spread: the slowest thread's pairs / the fastest's, 1.0 is even), 2026-12-01:
+ *   a short critical section and as much work outside it (the spin absorbs every wait: no
+ *   futex call):
  *     threads   fastsync pairs/s  spread    pthread_mutex_t pairs/s  spread
- *     2         31.3 M            0.53      17.2 M                   0.87
- *     4         33.2 M            0.59      16.6 M                   0.86
- *     8         33.1 M            0.62      16.5 M                   0.60
- * (No run made a futex call: the bounded spin absorbed every wait.) No thread starved (the
- * slowest always did more than half of the fastest's work) and the
- * throughput is about twice glibc's, so a hand-off (FIFO) mode, which would cost every
- * contended unlock a context switch, was not added.
+ *     2         29.2 M            0.73      13.4 M                   0.60
+ *     4         33.7 M            0.63      14.1 M                   0.64
+ *     8         33.3 M            0.69      15.3 M                   0.66
+ *   a hold longer than the spin, ten times the work outside it (waiters sleep):
+ *     2         26.1 k            0.01      26.2 k                   0.01
+ *     4         25.3 k            0.41      26.1 k                   0.35
+ *     8         27.0 k            0.29      26.1 k                   0.46
+ * Under contention the throughput is over twice glibc's with no thread starved. When the
+ * waiters sleep, the owner of a 2-thread lock often unlocks, works briefly and locks again
+ * before the woken thread runs: glibc's mutex starves that thread just the same (spread
+ * 0.007-0.87 over the rounds, glibc's 0.003-0.89). Only a hand-off (FIFO) mode would prevent it, at the
+ * cost of a context switch on every contended unlock, so none was added; a program that
+ * needs turns should take them explicitly (a ticket, or a semaphore per thread).
  *
  * Ownership is not tracked: no error-checking, recursive, robust or priority-inheritance
  * kind. A thread that locks twice deadlocks; an unlock by another thread than the owner
