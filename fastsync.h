@@ -1754,9 +1754,10 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * Under contention the throughput is over twice glibc's with no thread starved. When the
  * waiters sleep, the owner of a 2-thread lock often unlocks, works briefly and locks again
  * before the woken thread runs: glibc's mutex starves that thread just the same (spread
- * 0.007-0.87 over the rounds, glibc's 0.003-0.89). Only a hand-off (FIFO) mode would prevent it, at the
- * cost of a context switch on every contended unlock, so none was added; a program that
- * needs turns should take them explicitly (a ticket, or a semaphore per thread).
+ * 0.007-0.87 over the rounds, glibc's 0.003-0.89). Only a hand-off (FIFO) mode would
+ * prevent it, at the cost of a context switch on every contended unlock, so none was added;
+ * a program that needs turns should take them explicitly (a ticket, or a semaphore per
+ * thread).
  *
  * Ownership is not tracked: no error-checking, recursive, robust or priority-inheritance
  * kind. A thread that locks twice deadlocks; an unlock by another thread than the owner
