@@ -45,9 +45,10 @@
  *                           points. Without <stdatomic.h> (OpenWatcom) every atomic
  *                           operation runs under the table's locks. Always, and only, on OS/2.
  * The guarantees below hold on each; "FUTEX_WAKE" and "syscall" then mean the backend's wake
- * and its sleeping call. wait_any sleeps in slices on all but Linux (no multi-wait). Tested on x86-64 (glibc and musl), and under
- * qemu-user on i386 (32- and 64-bit time_t), AArch64, ARMv7, RISC-V 64, ppc64le and s390x;
- * Windows x86-64 under wine; see README.md. CMake: the target fastsync::fastsync (CMakeLists.txt).
+ * and its sleeping call. wait_any sleeps in slices on all but Linux (no multi-wait). Tested
+ * on x86-64 (glibc and musl), and under qemu-user on i386 (32- and 64-bit time_t), AArch64,
+ * ARMv7, RISC-V 64, ppc64le and s390x; Windows x86-64 under wine; see README.md. CMake: the
+ * target fastsync::fastsync (CMakeLists.txt).
  *
  * Version: FASTSYNC_VERSION_MAJOR, _MINOR, _PATCH (below). The objects' words are an ABI:
  * between processes that share FASTSYNC_SHARED objects, and between components built with
@@ -579,11 +580,12 @@ FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abs
 }
 
 /* The time left until `abstime` on `clock` in whole milliseconds, rounded up (a sleep that
- * long never ends early), at most 1000; 0 once it has passed. (The Windows and OS/2 backends
- * sleep in milliseconds.) */
+ * long never ends early), under 2000 (fastsync__until reads a far deadline as a second: the
+ * caller sleeps again after it, and the count cannot wrap); 0 once it has passed. (The
+ * Windows and OS/2 backends sleep in milliseconds.) */
 FASTSYNC_API uint32_t fastsync__ms_left(clockid_t clock, const struct timespec *abstime)
 {
-    int64_t left = fastsync__until(clock, abstime); /* at most a second */
+    int64_t left = fastsync__until(clock, abstime); /* under 2 s */
     return left <= 0 ? 0u : (uint32_t)((left + 999999) / 1000000);
 }
 
@@ -2345,9 +2347,11 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * Its cost: the entry it sleeps on wakes it at once, another is seen at the end of the
  * slice (up to 10 ms late once the wait has lasted about 20 ms), and an idle waiter makes
  * about 100 wakeups a second (98 sleeps in a 1 s timedwait_any, where futex_waitv makes
- * one). bench/waitany, 2 CPUs: woken in 7.2 to 9.0 us over 1 to 64 entries with futex_waitv
- * (sem_wait 7.3 us); with the fallback in 18 us by the entry it sleeps on, 87 us by another. (OS/2's DosWaitMuxWaitSem needs a semaphore per object, which
- * the OS/2 backend no longer has: it takes the same slices.)
+ * one). bench/waitany (2 CPUs; bench/results/waitany.txt): with futex_waitv a wait over 1 to
+ * 64 entries is woken in 0.98x to 1.32x the time of a single sem_wait; with the fallback,
+ * in 2.1x by the entry it sleeps on and 9x by another (the end of its slice). (OS/2's
+ * DosWaitMuxWaitSem needs a semaphore per object, which the OS/2 backend no longer has: it
+ * takes the same slices.)
  *
  * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
  * sleeps makes an RMW per semaphore to register and one to leave, a CAS per reset event,
