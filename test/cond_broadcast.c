@@ -2,9 +2,11 @@
 /* cond_broadcast: one broadcast wakes every waiter. 8 threads lock the mutex and wait on the
  * condvar while a plain flag is clear, half in wait and half in a far timedwait; once all 8
  * are asleep in the kernel (8 futex waits, 8 tickets registered), this thread sets the flag
- * under the mutex and, after the unlock, broadcasts once: every waiter returns 0 having seen
- * the flag, with one wake made by the broadcast (of all sleepers) and none by the waiters;
- * no ticket or signal is left. Rounds spread over the CPUs and pinned to one. */
+ * under the mutex and broadcasts once, still holding it: the broadcast makes one wake (of
+ * all sleepers), counted while no waiter can run far enough to make a wake of its own (its
+ * mutex unlock; counted after the broadcast, it failed this test under qemu-s390x); then
+ * every waiter returns 0 having seen the flag, and no ticket or signal is left. Rounds
+ * spread over the CPUs and pinned to one. */
 #include "harness.h"
 
 enum { WAITERS = 8 };
@@ -61,10 +63,11 @@ static void round_of(const char *name, bool pinned)
     is_int(test_cond_waiters(&c), WAITERS, "%s: %d tickets registered", name, WAITERS);
     fastsync_mutex_lock(&m);
     flag = 1;
-    fastsync_mutex_unlock(&m);
+    /* under the mutex: a woken waiter blocks on it, and makes no wake, until k1 is read */
     unsigned long k0 = test_kernel_wakes();
     is_int(fastsync_cond_broadcast(&c), 0, "%s: broadcast", name);
     unsigned long k1 = test_kernel_wakes();
+    fastsync_mutex_unlock(&m);
     for (int i = 0; i < WAITERS; i++) test_thread_join(t[i]);
     is_int(k1 - k0, 1, "%s: the broadcast made one wake (of all)", name);
     /* relaxed: the threads are joined. */
