@@ -8,6 +8,10 @@
 #                                             is qemu itself dying on an internal assertion
 #                                             (its message names qemu's sources); exit 1 if
 #                                             any failure is something else, or none failed
+#   summary.py failures LOG [LINES]           each failed test's failing TAP points, bail-outs
+#                                             and the last LINES (40) lines of its output:
+#                                             printed again at the end of a failed run, where
+#                                             a log cut to its tail still shows them
 import json
 import re
 import sys
@@ -56,10 +60,24 @@ def qemu_crashed(log):
     return 0
 
 
+def failures(log, lines):
+    failed = [t for t in results(log).values() if t["result"] not in ("OK", "EXPECTEDFAIL", "SKIP")]
+    if not failed:
+        print("no test failed in %s" % log)
+    for t in failed:
+        out = (t.get("stdout") or "") + (t.get("stderr") or "")
+        marks = [s for s in out.splitlines() if s.startswith(("not ok", "Bail out!"))]
+        print("--- %s: %s; seed, failing points, then its last %d lines:" % (t["name"], t["result"], lines))
+        print("\n".join([s for s in out.splitlines() if s.startswith("# seed")][:1] + marks))
+        print("\n".join(out.splitlines()[-lines:]))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "line":
         line(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif sys.argv[1] == "qemu-crashed":
         sys.exit(qemu_crashed(sys.argv[2]))
+    elif sys.argv[1] == "failures":
+        failures(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 40)
     else:
-        sys.exit("usage: summary.py line NAME SECONDS LOG... | qemu-crashed LOG")
+        sys.exit("usage: summary.py line NAME SECONDS LOG... | qemu-crashed LOG | failures LOG [LINES]")
