@@ -56,7 +56,7 @@ static void round_of(const char *name, bool pinned)
     unsigned long w0 = test_kernel_waits();
     pthread_t t[WAITERS];
     for (int i = 0; i < WAITERS; i++) t[i] = test_thread_start(waiter, i % 2 ? &c : NULL);
-    uint64_t end = test_box_end(10000);
+    uint64_t end = test_limit_end(10000);
     while (test_box_open(end) && (test_cond_waiters(&c) < WAITERS || test_kernel_waits() - w0 < WAITERS))
         test_sleep_ns(1000000);
     test_sleep_ns(10000000); /* let the last one reach its sleep */

@@ -79,7 +79,7 @@ static void asleep(int kind, bool pending)
     if (pending) {
         test_cwaiter_cancel_pending(&w); /* acted on as it goes to sleep */
     } else {
-        uint64_t end = test_box_end(5000);
+        uint64_t end = test_limit_end(5000);
         while (test_box_open(end) && (test_cond_waiters(&c) < 1 || test_kernel_waits() == w0))
             test_sleep_ns(1000000);
         test_sleep_ns(5000000);
@@ -136,7 +136,7 @@ static void absorbed(void)
     atomic_store(&held_in_cleanup, -1);
     atomic_store(&absorber_armed, 1);
     absorber = test_thread_start(absorber_main, NULL);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && test_cond_waiters(&c) < 1) test_sleep_ns(1000000);
     test_sleep_ns(10000000); /* A asleep first */
     int rb = -1;
@@ -164,7 +164,7 @@ static void disabled(void)
     struct test_cwaiter w;
     atomic_store(&flag, 0);
     test_cwaiter_start(&w, wait_kind, K_WAIT, false, true);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && test_cond_waiters(&c) < 1) test_sleep_ns(1000000);
     test_sleep_ns(5000000);
     pthread_cancel(w.thread);

@@ -73,7 +73,7 @@ static void lifo_wake(void *word, int n, int shared)
         /* the window: B takes its ticket and sleeps before this wake is made */
         atomic_store(&window_round, 0);
         atomic_store(&go_b, r);
-        uint64_t end = test_box_end(5000);
+        uint64_t end = test_limit_end(5000);
         while (test_box_open(end) && lifo_count() < 2) test_sleep_ns(100000);
     }
     pthread_mutex_lock(&lifo_lock);

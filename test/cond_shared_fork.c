@@ -93,7 +93,7 @@ int main(void)
     test_pin_all(false);
 
     pid_t pid = test_spawn(child_ticket);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_cond_waiters(&sh->c) != 1 && test_box_open(end)) test_sleep_ns(100000);
     is_int(test_cond_waiters(&sh->c), 1, "ticket: the child's ticket is registered");
     test_sleep_ns(20000000); /* let it sleep */

@@ -72,7 +72,7 @@ static void cases(bool ticket)
 
     int rb = -1;
     pthread_t b = test_thread_start(untimed, &rb);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && test_cond_waiters(&c) < 1) test_sleep_ns(1000000);
     r = timed(ticket, 20000000);
     is_int(r, ETIMEDOUT, "two waiters, %s: A times out", how);

@@ -60,7 +60,7 @@ static void wake_one_sleeper(int flags, bool timed)
     test_watchdog_start(dump, &s);
     unsigned long w0 = test_kernel_waits();
     pthread_t t = test_thread_start(sleeper_main, &s);
-    uint64_t end = test_box_end(10000);
+    uint64_t end = test_limit_end(10000);
     while (test_box_open(end) && !test_event_asleep(&e, 1, w0)) test_sleep_ns(100000);
     test_sleep_ns(5000000); /* let it reach the kernel */
     /* acquire: pairs with the release store in sleeper_main. */

@@ -42,7 +42,7 @@ int main(void)
             test_sleeper_start(&g.s[i], &g.ev, kind < TEST_SLEEP_KINDS ? kind : i % TEST_SLEEP_KINDS, 60000000000u);
         /* wait until all look asleep (see test_event_asleep), then give the last one time
          * to get into the kernel */
-        uint64_t end = test_box_end(10000);
+        uint64_t end = test_limit_end(10000);
         while (test_box_open(end) && !test_event_asleep(&g.ev, NSLEEPERS, w0)) test_sleep_ns(200000);
         ok(test_event_asleep(&g.ev, NSLEEPERS, w0), "%s: all %d sleepers called futex wait (%lu)", label,
            NSLEEPERS, test_kernel_waits() - w0);

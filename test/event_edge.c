@@ -38,7 +38,7 @@ static void start_sleepers(int kind, const char *label)
 {
     unsigned long w0 = test_kernel_waits();
     for (int i = 0; i < NSLEEPERS; i++) test_sleeper_start(&g.s[i], &g.ev, kind, timed_ns());
-    uint64_t end = test_box_end(10000);
+    uint64_t end = test_limit_end(10000);
     while (test_box_open(end) && !test_event_asleep(&g.ev, NSLEEPERS, w0)) test_sleep_ns(200000);
     ok(test_event_asleep(&g.ev, NSLEEPERS, w0), "%s: all %d sleepers called futex wait", label, NSLEEPERS);
     test_sleep_ns(10000000);

@@ -182,7 +182,7 @@ static void run(const char *config, bool pinned, int nwaiters, int flags, double
     /* after the final set every waiter must leave: give them 5 s (scaled), then fail */
     char label[96];
     snprintf(label, sizeof label, "%s (%d waiters, %s)", config, nwaiters, flags ? "shared" : "private");
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     /* relaxed: a count to poll; the results are read after the joins. */
     while (test_box_open(end) && atomic_load_explicit(&g.left, memory_order_relaxed) < nwaiters)
         test_sleep_ns(1000000);

@@ -18,6 +18,11 @@
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
  *   test_box_more(end, done)     ... or the loop has done fewer than TEST_MIN_ROUNDS rounds
+ *   test_box_until(end, done, reached)  ... or what the test counts on seeing has not
+ *                                happened yet (`reached` false)
+ *   test_limit_end(ms)           the end of a wait for a state that a sound run reaches at
+ *                                once (a thread asleep, a child registered): ms * max(1,
+ *                                scale), never shortened by a scale below 1
  *   test_init()                  first in main: reads and prints the seed and the scale
  *   test_seed(), test_stream(i)  the run's random seed (FASTSYNC_TEST_SEED to replay), and a
  *   test_rand(&state)            distinct generator state per thread i; next random number
@@ -351,8 +356,18 @@ static inline struct timespec test_deadline_on(clockid_t clock, uint64_t ns)
     return t;
 }
 
+/* The scale, but at least 1: for the limits that only a failing run reaches (test_limit_end,
+ * the watchdog), which a sanitizer's short boxes must not shorten. */
+static inline double test_scale_up(void) { return test_scale() > 1 ? test_scale() : 1; }
+
 static inline uint64_t test_box_end(double ms) { return test_now_ns() + (uint64_t)(ms * test_scale() * 1e6); }
 static inline bool test_box_open(uint64_t end) { return test_now_ns() < end; }
+
+/* A time box is how long a stress loop runs, shortened by a scale below 1. A limit is how
+ * long a test waits for a state before it reports that the state never came: a sound run
+ * gets there in microseconds, a slow one (sanitizers, qemu, a loaded machine) later, and only
+ * a failing run reaches the limit; so it is never shortened. */
+static inline uint64_t test_limit_end(double ms) { return test_now_ns() + (uint64_t)(ms * test_scale_up() * 1e6); }
 
 /* Whether a time-boxed loop goes on: while its box is open, and in any case until it has
  * done `min` rounds, so that a starved thread (a sanitizer, every thread on one CPU) still
@@ -361,6 +376,15 @@ static inline bool test_box_open(uint64_t end) { return test_now_ns() < end; }
 static inline bool test_box_more(uint64_t end, unsigned long done)
 {
     return done < TEST_MIN_ROUNDS || test_box_open(end);
+}
+
+/* test_box_more, and in any case until `reached`: what the test's coverage check counts on
+ * (tokens taken by each kind of taker, say) has happened. A box can end before the threads
+ * that make it happen have run (a loaded machine; a sanitizer's slow thread creation, the box
+ * having started before it); a run that never gets there is the watchdog's failure. */
+static inline bool test_box_until(uint64_t end, unsigned long done, bool reached)
+{
+    return !reached || test_box_more(end, done);
 }
 
 /* ---- randomness ---- */
@@ -746,7 +770,7 @@ static struct {
 #define TEST_WD_CLOCK CLOCK_MONOTONIC
 #endif
 
-static inline double test_watchdog_seconds(void) { return 20.0 * (test_scale() > 1 ? test_scale() : 1); }
+static inline double test_watchdog_seconds(void) { return 20.0 * test_scale_up(); }
 
 static inline void *test_watchdog_main(void *unused)
 {

@@ -130,7 +130,7 @@ static void wake_one_locker(int flags, bool timed)
     unsigned long w0 = test_kernel_waits(), k0 = test_kernel_wakes();
     struct locker l = { &m, timed, -1 };
     pthread_t t = test_thread_start(locker_main, &l);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && test_kernel_waits() == w0) test_sleep_ns(1000000);
     const char *how = timed ? "timedlock" : "lock";
     is_int(test_kernel_waits() - w0, 1, "%s (flags %d): the locker went to sleep in the kernel", how, flags);

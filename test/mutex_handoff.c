@@ -51,7 +51,7 @@ static void round_of(bool timed)
     unsigned long w0 = test_kernel_waits(), k0 = test_kernel_wakes();
     pthread_t t[LOCKERS];
     for (int i = 0; i < LOCKERS; i++) t[i] = test_thread_start(locker, timed ? &m : NULL);
-    uint64_t end = test_box_end(10000);
+    uint64_t end = test_limit_end(10000);
     while (test_box_open(end) && test_kernel_waits() - w0 < LOCKERS) test_sleep_ns(1000000);
     is_int(test_kernel_waits() - w0, LOCKERS, "%s: %d lockers asleep in the kernel, one futex wait each", how, LOCKERS);
     is_int(test_mutex_state(&m), 2, "%s: the word says CONTENDED", how);

@@ -95,7 +95,7 @@ int main(void)
 
     fastsync_mutex_lock(&sh->m);
     pid_t pid = test_spawn(child_sleeper);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_mutex_state(&sh->m) != 2 && test_box_open(end)) test_sleep_ns(100000);
     is_int(test_mutex_state(&sh->m), 2, "sleeper: the child waits, the word says CONTENDED");
     test_sleep_ns(50000000);

@@ -141,7 +141,7 @@ int main(void)
     fastsync_sem_init(&s, 0, 0);
     test_watchdog_start(dump, &s);
     pthread_t t = test_thread_start(wait_once, &s);
-    uint64_t end = test_box_end(10000);
+    uint64_t end = test_limit_end(10000);
     while (test_box_open(end) && test_sem_waiters(&s) == 0) test_sleep_ns(100000);
     is_int(test_sem_waiters(&s), 1, "the waiter registered");
     is_int(fastsync_sem_destroy(&s), EBUSY, "destroy with a blocked waiter: EBUSY");

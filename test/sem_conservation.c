@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* sem_conservation: tokens are neither lost nor made up. Producers post (post and post_n)
  * while consumers take tokens by trywait, by timedwait/clockwait with tiny deadlines (some
- * already past) and, for half of them, by plain wait. At the end the producers stop, the
- * consumers are told to stop and as many tokens as there are consumers are posted, so
- * every consumer blocked in a plain wait gets out. Then, exactly:
+ * already past) and, for half of them, by plain wait. The producers stop once the time box
+ * is up and a consumer has taken a token (so the check that tokens went through fails only
+ * where none can be taken, a hang and the watchdog's failure, not where the box ended before
+ * the consumers ran). Then the consumers are told to stop and as many tokens as there are
+ * consumers are posted, so every consumer blocked in a plain wait gets out. Then, exactly:
  *   successful waits + final value == initial value + tokens posted
  * and no waiter is left registered. Modes: spread and pinned to one CPU, few threads and
  * more threads than CPUs. */
@@ -33,6 +35,7 @@ static struct {
     unsigned initial;
     uint64_t box_end;
     _Atomic(bool) stop; /* consumers: leave */
+    _Atomic(bool) took; /* a consumer has taken a token */
     int np, nc;
     struct producer *p;
     struct consumer *c;
@@ -43,7 +46,8 @@ static void dump(void *unused)
     (void)unused;
     test_dump_sem("sem", &R.s);
     /* relaxed: progress read for the dump only. */
-    diag("stop %d", (int)atomic_load_explicit(&R.stop, memory_order_relaxed));
+    diag("stop %d, a token taken %d", (int)atomic_load_explicit(&R.stop, memory_order_relaxed),
+         (int)atomic_load_explicit(&R.took, memory_order_relaxed));
     for (int i = 0; i < R.np; i++)
         diag("producer %d: %lu tokens posted", i,
              atomic_load_explicit(&R.p[i].posted, memory_order_relaxed));
@@ -58,7 +62,8 @@ static void *producer_main(void *arg)
 {
     struct producer *p = (struct producer *)arg;
     unsigned long posted = 0;
-    while (test_box_more(R.box_end, posted)) {
+    /* relaxed (took): it only keeps the producers going; the counts are read after join. */
+    while (test_box_until(R.box_end, posted, atomic_load_explicit(&R.took, memory_order_relaxed))) {
         if (fastsync_sem_getvalue(&R.s) > 256) { /* keep the value small: consumers must run dry */
             sched_yield();
             continue;
@@ -119,8 +124,10 @@ static void *consumer_main(void *arg)
         if (r == 0) {
             c->by[by]++;
             taken++;
-            /* relaxed: progress for the dump; the total is read after join. */
+            /* relaxed: progress for the dump and the producers' loop; the total is read after
+             * join. */
             atomic_store_explicit(&c->taken, taken, memory_order_relaxed);
+            atomic_store_explicit(&R.took, true, memory_order_relaxed);
         } else if (r == expect) {
             if (r == EAGAIN) c->eagain++;
             else c->timeouts++;
@@ -138,7 +145,9 @@ static void run(const char *name, bool pinned, int np, int nc, double ms)
     uint64_t rng = test_stream(999);
     R.initial = (unsigned)(test_rand(&rng) % 4);
     fastsync_sem_init(&R.s, R.initial, test_rand(&rng) % 4 == 0 ? TEST_SHARED : 0);
-    atomic_store_explicit(&R.stop, false, memory_order_relaxed); /* relaxed: before the threads start */
+    /* relaxed: before the threads start */
+    atomic_store_explicit(&R.stop, false, memory_order_relaxed);
+    atomic_store_explicit(&R.took, false, memory_order_relaxed);
     R.np = np;
     R.nc = nc;
     R.p = (struct producer *)calloc((size_t)np, sizeof *R.p);

@@ -141,7 +141,7 @@ int main(void)
 
     /* the child blocks, the parent posts late */
     pid_t pid = test_spawn(child_late);
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (fastsync_sem_destroy(&m->late) != EBUSY && test_box_open(end)) test_sleep_ns(100000);
     is_int(fastsync_sem_destroy(&m->late), EBUSY, "late post: the child is registered as a waiter (EBUSY)");
     test_sleep_ns(50000000);

@@ -72,7 +72,7 @@ static void one_case(int kind, bool restart)
     test_watchdog_start(dump, NULL);
     pthread_t waiter = test_thread_start(waiter_main, &w);
     /* let it register before the storm starts */
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     /* relaxed: polls; nothing is read through them */
     while (fastsync_sem_destroy(&s) != EBUSY && !atomic_load_explicit(&returned, memory_order_relaxed) &&
            test_box_open(end))

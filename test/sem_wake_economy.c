@@ -46,7 +46,7 @@ static void *sleeper(void *arg)
  * (each sleeper made its first), or 5 s (scaled) pass; returns whether they are. */
 static bool until_asleep(int n, unsigned long waits0)
 {
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while ((registered() != n || test_kernel_waits() - waits0 < (unsigned long)n) && test_box_open(end))
         test_sleep_ns(200000);
     /* A sleeper counted its futex call just before making it: give it time to get there. */
@@ -57,7 +57,7 @@ static bool until_asleep(int n, unsigned long waits0)
 static bool until_returned(int n)
 {
     /* relaxed: a count polled; the tokens carry the ordering */
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (atomic_load_explicit(&returned, memory_order_relaxed) < n && test_box_open(end))
         test_sleep_ns(200000);
     return atomic_load_explicit(&returned, memory_order_relaxed) >= n;

@@ -84,7 +84,7 @@ static void one_case(int kind, bool restart)
     int result = -1;
     pthread_t w = test_thread_start(one_waiter, &result);
     /* until it has gone to sleep: its first kernel wait, and then some time to get there */
-    uint64_t end = test_box_end(5000);
+    uint64_t end = test_limit_end(5000);
     while (test_kernel_waits() == waits0 && test_box_open(end)) test_sleep_ns(100000);
     test_sleep_ns(20000000);
     /* relaxed: a poll */

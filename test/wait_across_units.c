@@ -81,7 +81,7 @@ int main(void)
         unsigned long w0 = test_kernel_waits();
         struct sleeper z = { kind, &s, &e, 0 };
         pthread_t t = test_thread_start(sleeper_main, &z);
-        uint64_t end = test_box_end(5000);
+        uint64_t end = test_limit_end(5000);
         if (kind == SEM_HERE || kind == SEM_PEER) {
             while (test_box_open(end) && test_sem_waiters(&s) == 0) test_sleep_ns(1000000);
         } else if (kind == EVENT_HERE) {
@@ -99,7 +99,7 @@ int main(void)
         case EVENT_HERE: peer_event_set(&e); break;
         default: fastsync_event_set(&e); break;
         }
-        end = test_box_end(5000);
+        end = test_limit_end(5000);
         /* relaxed: a flag; join orders the rest */
         while (test_box_open(end) && !atomic_load_explicit(&z.done, memory_order_relaxed)) test_sleep_ns(1000000);
         bool woke = atomic_load_explicit(&z.done, memory_order_relaxed);

@@ -9,10 +9,13 @@
  * tokens counted per semaphore and per winning index), with timedwait_any and
  * clockwait_any(CLOCK_REALTIME) over any subset with deadlines 0-100 us ahead (so timed-out
  * leaves race with posts), and with trywait_any. Plain threads take with fastsync_sem_wait,
- * sem_timedwait (short deadlines) and sem_trywait on random semaphores. At the end the
- * posters stop, END is set (every wait_any must return: untimed ones always list END), then
- * the plain threads are told to stop and each semaphore with a registered waiter gets one
- * more token (counted) until all plain threads are out. Then, per semaphore, exactly:
+ * sem_timedwait (short deadlines) and sem_trywait on random semaphores. The posters stop once
+ * the time box is up and both kinds of takers have taken a token (so the check that tokens
+ * went to both fails only where a kind can get none, a hang and the watchdog's failure, not
+ * where the box ended before the takers ran). Then END is set (every wait_any must return:
+ * untimed ones always list END), the plain threads are told to stop, and each semaphore with
+ * a registered waiter gets one more token (counted) until all plain threads are out. Then,
+ * per semaphore, exactly:
  *   tokens taken by wait_any + taken by plain waits + final value == initial + posted
  * no waiter is left registered, END won only after it was set, only the expected codes;
  * a hang is the watchdog's failure. A token taken from a loser, twice, or counted against
@@ -67,6 +70,7 @@ static struct {
     uint64_t box_end;
     _Atomic(bool) end_set;  /* stored (seq_cst) before END is set */
     _Atomic(bool) stop;     /* plain takers: leave */
+    _Atomic(bool) any_took, plain_took; /* a wait_any, a plain wait has taken a token */
     _Atomic(int) plain_alive;
     int np, na, nw;
     struct poster *p;
@@ -84,9 +88,12 @@ static void dump(void *unused)
     }
     test_dump_event("END", &R.end);
     /* relaxed: progress read for the dump only. */
-    diag("end set %d, stop %d, plain takers alive %d", (int)atomic_load_explicit(&R.end_set, memory_order_relaxed),
+    diag("end set %d, stop %d, plain takers alive %d, a token taken by wait_any %d, by a plain wait %d",
+         (int)atomic_load_explicit(&R.end_set, memory_order_relaxed),
          (int)atomic_load_explicit(&R.stop, memory_order_relaxed),
-         atomic_load_explicit(&R.plain_alive, memory_order_relaxed));
+         atomic_load_explicit(&R.plain_alive, memory_order_relaxed),
+         (int)atomic_load_explicit(&R.any_took, memory_order_relaxed),
+         (int)atomic_load_explicit(&R.plain_took, memory_order_relaxed));
     for (int i = 0; i < R.np; i++)
         diag("poster %d: %lu tokens posted", i, atomic_load_explicit(&R.p[i].progress, memory_order_relaxed));
     for (int i = 0; i < R.na; i++) {
@@ -105,11 +112,19 @@ static void dump(void *unused)
     }
 }
 
+/* Both kinds of takers have taken a token. relaxed: it only keeps the posters going; the
+ * counts are read after the joins. */
+static bool took_both(void)
+{
+    return atomic_load_explicit(&R.any_took, memory_order_relaxed) &&
+           atomic_load_explicit(&R.plain_took, memory_order_relaxed);
+}
+
 static void *poster_main(void *arg)
 {
     struct poster *p = (struct poster *)arg;
     unsigned long total = 0;
-    while (test_box_more(R.box_end, total)) {
+    while (test_box_until(R.box_end, total, took_both())) {
         uint64_t x = test_rand(&p->rng);
         int k = (int)(x % NS);
         if (fastsync_sem_getvalue(&R.s[k]) > 16) { /* keep the values small: takers must run dry */
@@ -192,6 +207,7 @@ static void *any_main(void *arg)
                 a->ended = true;
             } else {
                 a->taken[obj[idx]]++;
+                atomic_store_explicit(&R.any_took, true, memory_order_relaxed); /* see took_both */
             }
         } else if (r != 0 && r == expect) {
             if (r == EAGAIN) a->eagain++;
@@ -232,6 +248,7 @@ static void *plain_main(void *arg)
         if (r == 0) {
             w->taken[k]++;
             w->by[by]++;
+            atomic_store_explicit(&R.plain_took, true, memory_order_relaxed); /* see took_both */
         } else if (r == expect) {
             if (r == EAGAIN) w->eagain++;
             else w->timeouts++;
@@ -256,6 +273,8 @@ static void run(const char *name, bool pinned, int np, int na, int nw, double ms
     /* relaxed: before the threads start */
     atomic_store_explicit(&R.end_set, false, memory_order_relaxed);
     atomic_store_explicit(&R.stop, false, memory_order_relaxed);
+    atomic_store_explicit(&R.any_took, false, memory_order_relaxed);
+    atomic_store_explicit(&R.plain_took, false, memory_order_relaxed);
     atomic_store_explicit(&R.plain_alive, nw, memory_order_relaxed);
     R.np = np;
     R.na = na;

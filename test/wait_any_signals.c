@@ -107,7 +107,7 @@ static void one_case(int kind, bool restart)
     if (kind == CASE_WAIT) {
         /* until it is registered on both semaphores, then 150 ms, and until signals have
          * been handled since it registered (a time box: the check below says if none) */
-        uint64_t end = test_box_end(10000);
+        uint64_t end = test_limit_end(10000);
         /* relaxed: polls */
         while ((test_sem_waiters(&a) == 0 || test_sem_waiters(&b) == 0) && test_box_open(end))
             test_sleep_ns(100000);
