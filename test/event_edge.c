@@ -20,7 +20,7 @@ static struct {
 
 /* How long a timed sleeper waits: long enough never to expire in a passing run, short
  * enough that a lost wakeup fails the test in seconds rather than at the watchdog. */
-static uint64_t timed_ns(void) { return (uint64_t)(5e9 * (test_scale() > 1 ? test_scale() : 1)); }
+static uint64_t timed_ns(void) { return (uint64_t)(5e9 * test_scale_up()); }
 
 static int returned(void) { return test_sleepers_returned(g.s, NSLEEPERS); }
 

@@ -174,7 +174,7 @@ static void timed_waits(const char *label, unsigned long max_calls)
         unsigned long calls = test_kernel_waits() - calls0;
         const char *cn = i == 0 ? "MONOTONIC" : "REALTIME";
         check(r == ETIMEDOUT, "%s: %d ms wait on %s: ETIMEDOUT (got %d)", label, WAIT_MS, cn, r);
-        check(late >= 0 && late < (int64_t)(2e9 * (test_scale() > 1 ? test_scale() : 1)),
+        check(late >= 0 && late < (int64_t)(2e9 * test_scale_up()),
               "%s: ... at its deadline (%.1f ms after it; %.1f ms in all)", label, late / 1e6,
               (test_clock_ns(clocks[i]) - t0) / 1e6);
         check(calls <= max_calls, "%s: ... with %lu calls into the futex layer (at most %lu: no busy loop)",

@@ -42,7 +42,7 @@ static const char *const variant_name[V_KINDS] = { "semaphore", "condvar" };
 enum { ROLE_NONE, ROLE_W, ROLE_P };
 enum { SET_FIRST, POST_FIRST };
 
-#define P_DEADLINE_NS (4000000000ull * (uint64_t)(test_scale() > 1 ? test_scale() : 1))
+#define P_DEADLINE_NS (4000000000ull * (uint64_t)test_scale_up())
 
 static fastsync_sem_t S;
 static fastsync_event_t E;
