@@ -34,6 +34,8 @@
  *                                CPU: preemption lands inside the critical windows
  *   test_thread_start(fn, arg) / test_thread_join(t)
  *   test_ncpu(), test_now_ns(), test_sleep_ns(ns)
+ *   test_tid(), test_thread_state(tid)  a thread's id, and the state /proc gives it ('S':
+ *                                asleep in the kernel; -1: cannot say, as on Windows)
  *   test_ts_ns(t), test_ns_ts(ns)  a timespec in signed nanoseconds, and back
  *   test_clock_ns(clock)         `clock` read now, in nanoseconds
  *   test_deadline_on(clock, ns)  an absolute deadline ns from now on `clock`, normalized
@@ -89,6 +91,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #include "tap.h"
 
@@ -300,6 +305,38 @@ static inline void test_sleep_ns(uint64_t ns)
 {
     struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+}
+
+/* The calling thread's id for /proc (Linux), 0 elsewhere. */
+static inline int test_tid(void)
+{
+#if defined(__linux__)
+    return (int)syscall(SYS_gettid);
+#else
+    return 0;
+#endif
+}
+
+/* The state letter /proc gives thread `tid` of this process ('S': asleep in the kernel, 'R':
+ * running or preempted), or -1 where /proc cannot say (not Linux, no /proc). A thread that
+ * has made its one wait call and reads 'S' is asleep in it, not preempted before the
+ * kernel looked at the word. */
+static inline int test_thread_state(int tid)
+{
+#if defined(__linux__)
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' ? p[2] : -1;
+#else
+    (void)tid;
+    return -1;
+#endif
 }
 
 static inline double test_scale(void)

@@ -5,7 +5,12 @@
  * (as CONTENDED: it cannot know whether others still sleep), counts, and unlocks, waking the
  * next: every locker gets the mutex exactly once, with exactly one wake per unlock (9: this
  * thread's and each locker's, the last one finding nobody) and no locker sleeping twice.
- * Rounds with lock and with a far timedlock. */
+ * Rounds with lock and with a far timedlock.
+ * Asleep means: its futex wait made (counted) and, where /proc says, the thread asleep in the
+ * kernel. A locker counted but preempted before the kernel read the word would find it
+ * UNLOCKED after this thread's unlock, take the mutex ahead of the woken one and send that
+ * one to sleep twice, as a barging mutex may (seen once under ASan on a loaded machine, over
+ * the OS/2 double). Without /proc (Windows), a 20 ms settle after the count instead. */
 #include "harness.h"
 
 enum { LOCKERS = 8 };
@@ -13,20 +18,29 @@ enum { LOCKERS = 8 };
 static fastsync_mutex_t m;
 static unsigned long counter; /* plain: guarded by m */
 static _Atomic(int) done;
+static struct locker {
+    bool timed;
+    _Atomic(int) tid; /* its thread id (test_tid), 0 before it runs */
+} lockers[LOCKERS];
 
 static void dump(void *unused)
 {
     (void)unused;
     test_dump_mutex("mutex", &m);
+    for (int i = 0; i < LOCKERS; i++) {
+        int tid = atomic_load(&lockers[i].tid), st = tid != 0 ? test_thread_state(tid) : -1;
+        diag("locker %d: thread %d, state %c", i, tid, st > 0 ? st : '?');
+    }
     /* relaxed: a diagnostic snapshot. */
     diag("lockers done: %d of %d", atomic_load_explicit(&done, memory_order_relaxed), LOCKERS);
 }
 
 static void *locker(void *arg)
 {
-    bool timed = arg != NULL;
+    struct locker *l = (struct locker *)arg;
     int r;
-    if (timed) {
+    atomic_store(&l->tid, test_tid());
+    if (l->timed) {
         struct timespec far = fastsync_deadline_in(60000000000u);
         r = fastsync_mutex_timedlock(&m, &far);
     } else {
@@ -41,6 +55,21 @@ static void *locker(void *arg)
     return NULL;
 }
 
+/* Every locker asleep (see the top); /proc unreadable: counted, then a settle. */
+static bool all_asleep(unsigned long w0)
+{
+    if (test_kernel_waits() - w0 < LOCKERS) return false;
+    for (int i = 0; i < LOCKERS; i++) {
+        int st = test_thread_state(atomic_load(&lockers[i].tid));
+        if (st < 0) {
+            test_sleep_ns(20000000);
+            return true;
+        }
+        if (st != 'S') return false;
+    }
+    return true;
+}
+
 static void round_of(bool timed)
 {
     const char *how = timed ? "timedlock" : "lock";
@@ -50,9 +79,13 @@ static void round_of(bool timed)
     fastsync_mutex_lock(&m);
     unsigned long w0 = test_kernel_waits(), k0 = test_kernel_wakes();
     pthread_t t[LOCKERS];
-    for (int i = 0; i < LOCKERS; i++) t[i] = test_thread_start(locker, timed ? &m : NULL);
+    for (int i = 0; i < LOCKERS; i++) {
+        lockers[i].timed = timed;
+        atomic_store(&lockers[i].tid, 0);
+        t[i] = test_thread_start(locker, &lockers[i]);
+    }
     uint64_t end = test_limit_end(10000);
-    while (test_box_open(end) && test_kernel_waits() - w0 < LOCKERS) test_sleep_ns(1000000);
+    while (test_box_open(end) && !all_asleep(w0)) test_sleep_ns(1000000);
     is_int(test_kernel_waits() - w0, LOCKERS, "%s: %d lockers asleep in the kernel, one futex wait each", how, LOCKERS);
     is_int(test_mutex_state(&m), 2, "%s: the word says CONTENDED", how);
     is_int(fastsync_mutex_unlock(&m), 0, "%s: one unlock", how);

@@ -33,10 +33,6 @@
  * sleeps to its deadline in the first round that W absorbs the wake (see the commit). */
 #include "harness.h"
 
-#if defined(__linux__)
-#include <sys/syscall.h>
-#endif
-
 enum { V_SEM, V_COND, V_KINDS };
 static const char *const variant_name[V_KINDS] = { "semaphore", "condvar" };
 enum { ROLE_NONE, ROLE_W, ROLE_P };
@@ -188,34 +184,6 @@ static bool table_has(void *word, int who)
 
 /* ---- the kernel's order (futex_waitv): /proc tells who sleeps ---- */
 
-static int my_tid(void)
-{
-#if defined(__linux__)
-    return (int)syscall(SYS_gettid);
-#else
-    return 0;
-#endif
-}
-
-/* The state letter of thread `tid` ('S': asleep), or -1 where /proc cannot say. */
-static int proc_state(int tid)
-{
-#if defined(__linux__)
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    return p != NULL && p[1] == ' ' ? p[2] : -1;
-#else
-    (void)tid;
-    return -1;
-#endif
-}
-
 /* Whether futex_waitv is there (else the waits take their fallback). */
 static bool kernel_waitv(void)
 {
@@ -246,7 +214,7 @@ static void *w_main(void *unused)
 {
     (void)unused;
     role = ROLE_W;
-    atomic_store(&R.w_tid, my_tid());
+    atomic_store(&R.w_tid, test_tid());
     uint64_t rng = test_stream(1);
     for (int last = 0;;) {
         int r = wait_for(&R.go_w, last);
@@ -296,7 +264,7 @@ static void *p_main(void *unused)
 {
     (void)unused;
     role = ROLE_P;
-    atomic_store(&R.p_tid, my_tid());
+    atomic_store(&R.p_tid, test_tid());
     for (int last = 0;;) {
         int r = wait_for(&R.go_p, last);
         if (r == 0) break;
@@ -346,7 +314,7 @@ static void until_w_asleep(int r, unsigned long waitvs0)
     }
     UNTIL(atomic_load(&R.w_in) == r && atomic_load(&test_waitvs_made) > waitvs0);
     for (;;) {
-        int st = proc_state(atomic_load(&R.w_tid));
+        int st = test_thread_state(atomic_load(&R.w_tid));
         if (st == 'S') return;
         if (st < 0) { /* /proc cannot say: give it time */
             test_sleep_ns(2000000);
@@ -366,7 +334,7 @@ static void until_p_asleep(int r)
         return;
     }
     for (;;) {
-        int st = proc_state(atomic_load(&R.p_tid));
+        int st = test_thread_state(atomic_load(&R.p_tid));
         if (st == 'S') return;
         if (st < 0) {
             test_sleep_ns(2000000);
@@ -433,7 +401,7 @@ static void run(const char *name, bool pinned, int variant, double ms)
         send_one();
         sent++;
         if (!use_table) {
-            int st = atomic_load(&R.p_done) == r ? 0 : proc_state(atomic_load(&R.p_tid));
+            int st = atomic_load(&R.p_done) == r ? 0 : test_thread_state(atomic_load(&R.p_tid));
             probe = st < 0 ? -1 : st == 'S' && atomic_load(&R.p_done) != r;
         }
         if (order == POST_FIRST) fastsync_event_set(&E);
