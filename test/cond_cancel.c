@@ -21,6 +21,7 @@ static _Atomic(int) flag;
 static pthread_t absorber;
 static _Thread_local bool is_absorber; /* this thread is A */
 static _Atomic(int) absorber_armed;
+static _Atomic(int) absorber_tid; /* A's thread id (test_tid), for /proc */
 
 enum { K_WAIT, K_TIMED, K_TICKET };
 
@@ -115,6 +116,7 @@ static FASTSYNC__CLEANUP_FRAME void *absorber_main(void *unused)
 {
     (void)unused;
     is_absorber = true;
+    atomic_store(&absorber_tid, test_tid());
     fastsync_mutex_lock(&m);
     pthread_cleanup_push(cleanup, NULL);
     fastsync_cond_wait(&c, &m);
@@ -135,10 +137,13 @@ static void absorbed(void)
 {
     atomic_store(&held_in_cleanup, -1);
     atomic_store(&absorber_armed, 1);
+    unsigned long w0 = test_kernel_waits();
     absorber = test_thread_start(absorber_main, NULL);
     uint64_t end = test_limit_end(5000);
-    while (test_box_open(end) && test_cond_waiters(&c) < 1) test_sleep_ns(1000000);
-    test_sleep_ns(10000000); /* A asleep first */
+    while (test_box_open(end) && (test_cond_waiters(&c) < 1 || test_kernel_waits() == w0))
+        test_sleep_ns(1000000);
+    /* A asleep first, in the kernel: B, started now, queues behind it, so the signal wakes A */
+    ok(test_until_asleep(atomic_load(&absorber_tid), 10000000), "absorbed: A asleep first");
     int rb = -1;
     pthread_t b = test_thread_start(timed_b, &rb);
     while (test_box_open(end) && test_cond_waiters(&c) < 2) test_sleep_ns(1000000);

@@ -36,6 +36,7 @@
  *   test_ncpu(), test_now_ns(), test_sleep_ns(ns)
  *   test_tid(), test_thread_state(tid)  a thread's id, and the state /proc gives it ('S':
  *                                asleep in the kernel; -1: cannot say, as on Windows)
+ *   test_until_asleep(tid, settle_ns)  until that thread reads asleep (a settle without /proc)
  *   test_ts_ns(t), test_ns_ts(ns)  a timespec in signed nanoseconds, and back
  *   test_clock_ns(clock)         `clock` read now, in nanoseconds
  *   test_deadline_on(clock, ns)  an absolute deadline ns from now on `clock`, normalized
@@ -422,6 +423,24 @@ static inline bool test_box_more(uint64_t end, unsigned long done)
 static inline bool test_box_until(uint64_t end, unsigned long done, bool reached)
 {
     return !reached || test_box_more(end, done);
+}
+
+/* Waits, up to test_limit_end(5000), until thread `tid` (which has made its one wait call:
+ * the caller saw it counted or registered) reads asleep in /proc; where /proc cannot say,
+ * sleeps settle_ns instead. Returns false only if it never read asleep. */
+static inline bool test_until_asleep(int tid, uint64_t settle_ns)
+{
+    uint64_t end = test_limit_end(5000);
+    for (;;) {
+        int st = test_thread_state(tid);
+        if (st < 0) {
+            test_sleep_ns(settle_ns);
+            return true;
+        }
+        if (st == 'S') return true;
+        if (!test_box_open(end)) return false;
+        test_sleep_ns(100000);
+    }
 }
 
 /* ---- randomness ---- */
