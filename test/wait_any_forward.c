@@ -313,15 +313,7 @@ static void until_w_asleep(int r, unsigned long waitvs0)
         return;
     }
     UNTIL(atomic_load(&R.w_in) == r && atomic_load(&test_waitvs_made) > waitvs0);
-    for (;;) {
-        int st = test_thread_state(atomic_load(&R.w_tid));
-        if (st == 'S') return;
-        if (st < 0) { /* /proc cannot say: give it time */
-            test_sleep_ns(2000000);
-            return;
-        }
-        test_sleep_ns(20000);
-    }
+    UNTIL(test_until_asleep(atomic_load(&R.w_tid), 2000000)); /* without /proc: 2 ms */
 }
 
 /* P registered with the object and asleep. */
@@ -333,15 +325,7 @@ static void until_p_asleep(int r)
         UNTIL(table_has(R.target, ROLE_P));
         return;
     }
-    for (;;) {
-        int st = test_thread_state(atomic_load(&R.p_tid));
-        if (st == 'S') return;
-        if (st < 0) {
-            test_sleep_ns(2000000);
-            return;
-        }
-        test_sleep_ns(20000);
-    }
+    UNTIL(test_until_asleep(atomic_load(&R.p_tid), 2000000));
 }
 
 static void send_one(void)
