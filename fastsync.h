@@ -56,7 +56,8 @@
  * only with the major version (before 1.0: with the minor version).
  *
  * ---------------------------------------------------------------------------------------
- * API  (0 or a positive errno value; nothing touches errno; no function ever aborts)
+ * API  (0 or a positive errno value; nothing touches errno; no function ever aborts; truth
+ *   values are _Bool, bool in C++: the header includes no <stdbool.h> and defines no bool)
  *
  * Semaphore, waiter-counting: a post makes a FUTEX_WAKE only when a waiter is registered.
  *   int  fastsync_sem_init(fastsync_sem_t *s, unsigned value, int flags);
@@ -74,11 +75,11 @@
  *            not compile (a value from a variable goes through fastsync_sem_init)
  *
  * Manual-reset event (QemuEvent style): set / reset / wait on one 32-bit futex word.
- *   int  fastsync_event_init(fastsync_event_t *e, bool set, int flags);   EINVAL: bad flags
+ *   int  fastsync_event_init(fastsync_event_t *e, _Bool set, int flags);  EINVAL: bad flags
  *   int  fastsync_event_destroy(fastsync_event_t *e);      always 0
  *   void fastsync_event_set(fastsync_event_t *e);          wakes every waiter
  *   void fastsync_event_reset(fastsync_event_t *e);
- *   bool fastsync_event_is_set(const fastsync_event_t *e);
+ *   _Bool fastsync_event_is_set(const fastsync_event_t *e);
  *   void fastsync_event_wait(fastsync_event_t *e);
  *   int  fastsync_event_timedwait(fastsync_event_t *e, const struct timespec *abs_monotonic);
  *   int  fastsync_event_clockwait(fastsync_event_t *e, clockid_t clock, const struct timespec *abs);
@@ -367,8 +368,15 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdbool.h>
 #include <stdint.h>
+/* The API's truth values are _Bool (bool in C++; C23's bool is _Bool): the header includes no
+ * <stdbool.h>, whose macros bool, true and false would change code that has names of its own
+ * (a struct member named bool is valid C before C23). Inside, truth values are int. */
+#ifdef __cplusplus
+#define FASTSYNC__BOOL bool
+#else
+#define FASTSYNC__BOOL _Bool
+#endif
 #include <time.h>
 #if defined(FASTSYNC_BACKEND_OS2)
 #include "fastsync_os2.h" /* its part 1: <os2.h>, the clocks, whether it has atomics */
@@ -1378,7 +1386,7 @@ FASTSYNC_API int fastsync_sem_trywait(fastsync_sem_t *s)
 FASTSYNC__COLD int fastsync__sem_sleep(fastsync_sem_t *s, uint64_t old, clockid_t clock,
                                      const struct timespec *abstime)
 {
-    bool timed_out = false;
+    int timed_out = 0;
     for (;;) {
         if (fastsync__sem_tokens(old) != 0) {
             /* take+leave. acquire: pairs with the release CAS of the post that published the
@@ -1589,7 +1597,7 @@ typedef struct fastsync_event {
 FASTSYNC_API uint32_t fastsync__ev_state(uint32_t v) { return v & FASTSYNC__EV_STATE; }
 FASTSYNC_API int fastsync__ev_shared(uint32_t v) { return (v & FASTSYNC__EV_SHARED) != 0; }
 
-FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, bool set, int flags)
+FASTSYNC_API int fastsync_event_init(fastsync_event_t *e, FASTSYNC__BOOL set, int flags)
 {
     if (!fastsync__flags_ok(flags)) return EINVAL;
     uint32_t v = set ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE;
@@ -1646,7 +1654,7 @@ FASTSYNC_API void fastsync_event_reset(fastsync_event_t *e)
 #endif
 }
 
-FASTSYNC_API bool fastsync_event_is_set(const fastsync_event_t *e)
+FASTSYNC_API FASTSYNC__BOOL fastsync_event_is_set(const fastsync_event_t *e)
 {
     /* acquire: pairs with the release CAS in fastsync_event_set. */
     return fastsync__ev_state(fastsync__load(&e->state, memory_order_acquire)) ==
@@ -1659,7 +1667,7 @@ FASTSYNC__COLD int fastsync__event_wait_slow(fastsync_event_t *e, uint32_t old, 
                                            const struct timespec *abstime)
 {
     const uint32_t gen = old & FASTSYNC__EV_GEN;
-    bool timed_out = false;
+    int timed_out = 0;
     for (;;) {
         if (fastsync__ev_state(old) == FASTSYNC__EV_SET || (old & FASTSYNC__EV_GEN) != gen)
             return 0;
@@ -2030,7 +2038,7 @@ FASTSYNC_API uint32_t fastsync__cv_waiters(uint64_t v) { return (uint32_t)(v >> 
 FASTSYNC_API uint32_t fastsync__cv_pending(uint64_t v) { return (uint32_t)(v >> 48); }
 FASTSYNC_API int fastsync__cv_shared(uint64_t v) { return ((uint32_t)v & FASTSYNC__CV_SHARED) != 0; }
 /* The ticket has been called: a signal or broadcast moved seq since it was taken. */
-FASTSYNC_API bool fastsync__cv_called(uint64_t v, const fastsync_cond_ticket_t *t)
+FASTSYNC_API int fastsync__cv_called(uint64_t v, const fastsync_cond_ticket_t *t)
 {
     return ((uint32_t)v & FASTSYNC__CV_SEQ) != t->seq;
 }
@@ -2060,7 +2068,7 @@ FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 }
 
 /* signal (all false) or broadcast (all true). */
-FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, bool all)
+FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, int all)
 {
     /* seq_cst: the signaler's half of the handshake with fastsync_cond_register's seq_cst RMW
      * (see "Memory order" above): this load sees every ticket taken before it in the total
@@ -2080,8 +2088,8 @@ FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, bool all)
     return 0;
 }
 
-FASTSYNC_API int fastsync_cond_signal(fastsync_cond_t *c) { return fastsync__cond_wake(c, false); }
-FASTSYNC_API int fastsync_cond_broadcast(fastsync_cond_t *c) { return fastsync__cond_wake(c, true); }
+FASTSYNC_API int fastsync_cond_signal(fastsync_cond_t *c) { return fastsync__cond_wake(c, 0); }
+FASTSYNC_API int fastsync_cond_broadcast(fastsync_cond_t *c) { return fastsync__cond_wake(c, 1); }
 
 FASTSYNC_API int fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
@@ -2114,22 +2122,22 @@ FASTSYNC_API void fastsync__cond_forward(fastsync_cond_t *c, fastsync_cond_ticke
  * cancel true: leaves, passing on a signal it could claim (returns 0). Then at most a wake,
  * on the word's address only: `c` may be freed once the ticket is gone. */
 FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint64_t v,
-                                        bool cancel)
+                                        int cancel)
 {
     uint64_t nv;
     int r;
-    bool pass_on;
+    int pass_on;
     do {
         nv = v - FASTSYNC__CV_WAITER;
         r = cancel ? 0 : ETIMEDOUT;
-        pass_on = false;
+        pass_on = 0;
         if (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
             if (!cancel) {
                 nv -= FASTSYNC__CV_PENDING_ONE; /* claim */
                 r = 0;
             } else if (fastsync__cv_waiters(v) > fastsync__cv_pending(v)) {
                 nv = fastsync__cv_next(nv); /* pass on: calls every other ticket */
-                pass_on = true;
+                pass_on = 1;
             } else {
                 nv -= FASTSYNC__CV_PENDING_ONE; /* W == P: each other ticket has its own */
             }
@@ -2149,14 +2157,14 @@ FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket
 FASTSYNC_API int fastsync_cond_cancel(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
     /* relaxed: a guess for the CAS in fastsync__cond_leave. */
-    return fastsync__cond_leave(c, t, fastsync__load(&c->state, memory_order_relaxed), true);
+    return fastsync__cond_leave(c, t, fastsync__load(&c->state, memory_order_relaxed), 1);
 }
 
 /* A registered ticket's wait: claim a signal, or time out and leave. timed_out: the deadline
  * has passed already (look once, then leave). abstime NULL: no deadline. Returns 0 or
  * ETIMEDOUT, the ticket deregistered. */
 FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket_t *t, clockid_t clock,
-                                        const struct timespec *abstime, bool timed_out)
+                                        const struct timespec *abstime, int timed_out)
 {
     /* relaxed: decides what to try; a claim is an acquire CAS. */
     uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
@@ -2169,7 +2177,7 @@ FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket
                 return 0;
             continue;
         }
-        if (timed_out) return fastsync__cond_leave(c, t, v, false);
+        if (timed_out) return fastsync__cond_leave(c, t, v, 0);
         fastsync__cond_forward(c, t, v);
         t->flags |= FASTSYNC__CT_SLEPT;
         /* sleeps while seq (and the shared bit) are as read: a signal moves seq first */
@@ -2201,7 +2209,7 @@ FASTSYNC__COLD void fastsync__cond_cancelled(void *arg)
 /* fastsync__cond_sleep with fastsync__cond_cancelled as its cancellation cleanup. */
 FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__cond_sleep_cancellable(
     fastsync_cond_t *c, fastsync_cond_ticket_t *t, fastsync_mutex_t *m, clockid_t clock,
-    const struct timespec *abstime, bool timed_out)
+    const struct timespec *abstime, int timed_out)
 {
     int r;
     struct fastsync__cond_cleanup k;
@@ -2218,7 +2226,7 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__cond_sleep_cancellable(
 /* Every await and wait after its ticket is taken (and the mutex, if any, unlocked). */
 FASTSYNC_API int fastsync__cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
                                       fastsync_mutex_t *m, clockid_t clock,
-                                      const struct timespec *abstime, bool timed_out)
+                                      const struct timespec *abstime, int timed_out)
 {
 #if FASTSYNC__CANCEL
     return fastsync__cond_sleep_cancellable(c, t, m, clock, abstime, timed_out);
@@ -2230,7 +2238,7 @@ FASTSYNC_API int fastsync__cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t
 
 FASTSYNC_API int fastsync_cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
-    return fastsync__cond_await(c, t, NULL, CLOCK_MONOTONIC, NULL, false);
+    return fastsync__cond_await(c, t, NULL, CLOCK_MONOTONIC, NULL, 0);
 }
 
 FASTSYNC_API int fastsync_cond_clockawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
@@ -2268,7 +2276,7 @@ FASTSYNC__COLD int fastsync__cond_wait(fastsync_cond_t *c, fastsync_mutex_t *m, 
         (void)fastsync_cond_cancel(c, &t); /* the mutex was not locked: no wait */
         return EPERM;
     }
-    r = fastsync__cond_await(c, &t, m, clock, abstime, false);
+    r = fastsync__cond_await(c, &t, m, clock, abstime, 0);
     (void)fastsync_mutex_lock(m);
     return r;
 }
@@ -2417,7 +2425,7 @@ struct fastsync__wa {
     unsigned n;
     struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
     uint32_t gen[FASTSYNC_WAIT_ANY_MAX];             /* events: the generation at the start */
-    bool slept;                                      /* the thread has slept in this wait */
+    int slept;                                       /* the thread has slept in this wait */
 };
 
 /* How fastsync__wa_try looks at an entry:
@@ -2428,10 +2436,10 @@ struct fastsync__wa {
 enum { FASTSYNC__WA_LOOK, FASTSYNC__WA_FIRST, FASTSYNC__WA_AGAIN, FASTSYNC__WA_LAST };
 
 /* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). */
-FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w, unsigned i,
+FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w, unsigned i,
                                    int how)
 {
-    const bool registered = how >= FASTSYNC__WA_AGAIN;
+    const int registered = how >= FASTSYNC__WA_AGAIN;
     if (e->kind == FASTSYNC__WA_SEM) {
         fastsync_sem_t *s = (fastsync_sem_t *)e->object;
         /* relaxed: a guess for the CAS; registered, also the value to sleep on (a token that
@@ -2448,25 +2456,25 @@ FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsy
              * token. failure relaxed: loop with the fresh value. */
             if (fastsync__cas_weak(&s->state, &old, old - FASTSYNC__SEM_WAITER - 1,
                                    memory_order_acquire, memory_order_relaxed))
-                return true;
+                return 1;
         }
-        return false;
+        return 0;
     }
     if (e->kind == FASTSYNC__WA_EVENT) {
         fastsync_event_t *ev = (fastsync_event_t *)e->object;
         /* acquire: pairs with the release CAS in fastsync_event_set. */
         uint32_t old = fastsync__load(&ev->state, memory_order_acquire);
         for (;;) {
-            if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return true;
-            if (how == FASTSYNC__WA_LOOK) return false;
+            if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return 1;
+            if (how == FASTSYNC__WA_LOOK) return 0;
             if (how == FASTSYNC__WA_FIRST) {
                 w->v[i].word = FASTSYNC__FUTEX_ADDR(&ev->state);
                 w->v[i].shared = fastsync__ev_shared(old);
                 w->gen[i] = old & FASTSYNC__EV_GEN;
-                return false;
+                return 0;
             }
-            if ((old & FASTSYNC__EV_GEN) != w->gen[i]) return true; /* set since the start */
-            if (how == FASTSYNC__WA_LAST) return false;
+            if ((old & FASTSYNC__EV_GEN) != w->gen[i]) return 1; /* set since the start */
+            if (how == FASTSYNC__WA_LAST) return 0;
             if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY) break;
             /* FREE -> BUSY, as in fastsync__event_wait_slow (whose comment says why these
              * orders); on failure, look at the fresh value. */
@@ -2477,7 +2485,7 @@ FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsy
             }
         }
         w->v[i].expected = old;
-        return false;
+        return 0;
     }
     fastsync_cond_t *c = (fastsync_cond_t *)e->object;
     fastsync_cond_ticket_t *t = e->ticket;
@@ -2488,7 +2496,7 @@ FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsy
          * it pending. failure relaxed: loop with the fresh value. */
         if (fastsync__cas_weak(&c->state, &v, v - FASTSYNC__CV_WAITER - FASTSYNC__CV_PENDING_ONE,
                                memory_order_acquire, memory_order_relaxed))
-            return true;
+            return 1;
     }
     if (how == FASTSYNC__WA_FIRST) {
         w->v[i].word = fastsync__cv_futex(c);
@@ -2499,7 +2507,7 @@ FASTSYNC_API bool fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsy
         t->flags |= FASTSYNC__CT_SLEPT;
         w->v[i].expected = (uint32_t)v;
     }
-    return false;
+    return 0;
 }
 
 /* Step 4 above: every entry but `winner` (n: none) leaves, passing on a wake it may have
@@ -2537,7 +2545,7 @@ FASTSYNC__COLD void fastsync__wa_cancelled(void *arg)
 FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clockid_t clock,
                                       const struct timespec *abstime)
 {
-    w->slept = true;
+    w->slept = 1;
     if (*one == 0) {
         int r = fastsync__wait_many(w->v, w->n, clock, abstime);
         if (r != ENOSYS) return r == ETIMEDOUT ? ETIMEDOUT : 0;
@@ -2613,7 +2621,7 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
     struct fastsync__wa w;
     w.list = list;
     w.n = n;
-    w.slept = false;
+    w.slept = 0;
     for (unsigned i = 0; i < n; i++)
         if (fastsync__wa_try(&list[i], &w, i, FASTSYNC__WA_FIRST)) {
             *index = i;
@@ -2629,7 +2637,7 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
 /* Every wait: check the list, look once, then (unless try) check the deadline and block.
  * abstime NULL: no deadline. */
 FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
-                                    bool try_only, clockid_t clock, const struct timespec *abstime)
+                                    int try_only, clockid_t clock, const struct timespec *abstime)
 {
     int r = fastsync__wa_args(list, n, index);
     if (r != 0) return r;
@@ -2648,12 +2656,12 @@ FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned 
 
 FASTSYNC_API int fastsync_wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)
 {
-    return fastsync__wait_any(list, n, index, false, CLOCK_MONOTONIC, NULL);
+    return fastsync__wait_any(list, n, index, 0, CLOCK_MONOTONIC, NULL);
 }
 
 FASTSYNC_API int fastsync_trywait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)
 {
-    return fastsync__wait_any(list, n, index, true, CLOCK_MONOTONIC, NULL);
+    return fastsync__wait_any(list, n, index, 1, CLOCK_MONOTONIC, NULL);
 }
 
 FASTSYNC_API int fastsync_clockwait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
@@ -2661,7 +2669,7 @@ FASTSYNC_API int fastsync_clockwait_any(const fastsync_wait_entry_t *list, unsig
 {
     int r = fastsync__clock_args(clock, abstime);
     if (r != 0) return r;
-    return fastsync__wait_any(list, n, index, false, clock, abstime);
+    return fastsync__wait_any(list, n, index, 0, clock, abstime);
 }
 
 FASTSYNC_API int fastsync_timedwait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,

@@ -414,10 +414,10 @@ FASTSYNC_API uint64_t fastsync__lk_op(void *p, size_t size, int op, uint64_t v)
 }
 
 /* compare-and-exchange; never fails spuriously. */
-FASTSYNC_API bool fastsync__lk_cas(void *p, void *expected, uint64_t desired, size_t size)
+FASTSYNC_API int fastsync__lk_cas(void *p, void *expected, uint64_t desired, size_t size)
 {
     ULONG lock = fastsync__lk_lock((uintptr_t)p);
-    bool ok;
+    int ok;
     if (size == 8) {
         ok = *(uint64_t *)p == *(uint64_t *)expected;
         if (ok) *(uint64_t *)p = desired;

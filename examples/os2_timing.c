@@ -23,6 +23,7 @@
 
 #include "fastsync.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define SAMPLES 300

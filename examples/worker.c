@@ -42,6 +42,7 @@
 #include "fastsync.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #define BATCH 1000 /* jobs per batch; two batches */

@@ -18,7 +18,7 @@ cat > "$dir/use.c" <<'EOC'
 #include <stdio.h>
 
 static fastsync_sem_t gs = FASTSYNC_SEM_INIT(1);
-static fastsync_event_t ge = FASTSYNC_EVENT_INIT(false);
+static fastsync_event_t ge = FASTSYNC_EVENT_INIT(0);
 
 int main(void)
 {
@@ -34,7 +34,7 @@ int main(void)
     bad |= fastsync_sem_clockwait(&s, CLOCK_REALTIME, &d) != ETIMEDOUT;
     bad |= fastsync_sem_getvalue(&s) != 0 || fastsync_sem_destroy(&s) != 0;
     bad |= fastsync_sem_wait(&gs) != 0;
-    bad |= fastsync_event_init(&e, false, 0) != 0 || fastsync_event_is_set(&e);
+    bad |= fastsync_event_init(&e, 0, 0) != 0 || fastsync_event_is_set(&e);
     fastsync_event_set(&e);
     fastsync_event_wait(&e);
     bad |= fastsync_event_timedwait(&e, &d) != 0;

@@ -4,6 +4,8 @@
  * test. wait_across_units_peer.cpp compiles this same file as C++11. */
 #include "fastsync.h"
 
+#include <stdbool.h>
+
 #include "wait_across_units.h"
 
 int peer_sem_wait(fastsync_sem_t *s) { return fastsync_sem_wait(s); }

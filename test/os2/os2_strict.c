@@ -9,7 +9,7 @@
 int main(void)
 {
     static fastsync_sem_t s = FASTSYNC_SEM_INIT(0);
-    static fastsync_event_t e = FASTSYNC_EVENT_INIT(false);
+    static fastsync_event_t e = FASTSYNC_EVENT_INIT(0);
     static fastsync_mutex_t m = FASTSYNC_MUTEX_INIT;
     struct timespec d = fastsync_deadline_in(1000);
     (void)fastsync_sem_post(&s);
