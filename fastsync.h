@@ -537,9 +537,11 @@ extern "C" {
  *   int  fastsync__wait_sys(word, expected, shared, clock, abstime)
  *        sleeps while the 32-bit word at `word` holds `expected`, until a wake or the
  *        absolute deadline `abstime` on `clock` (CLOCK_MONOTONIC or CLOCK_REALTIME; NULL: no
- *        deadline). Returns 0 (woken, or the word differed, or spuriously), ETIMEDOUT (only
- *        once the deadline has passed on `clock`) or EINTR. A deferred cancellation point
- *        unless FASTSYNC__CANCEL is 0.
+ *        deadline). Returns 0 (woken, or spuriously, or the word differed where the backend
+ *        cannot tell), EAGAIN (the word differed: no wake was taken), ETIMEDOUT (only once
+ *        the deadline has passed on `clock`) or EINTR; only 0 may have taken a wake (the
+ *        condition variable passes on a wake it took and cannot use). A deferred
+ *        cancellation point unless FASTSYNC__CANCEL is 0.
  *   void fastsync__wake_sys(word, n, shared)    wakes up to n sleepers (INT_MAX: all)
  *   int  fastsync__waitv_sys(v, n, clock, abstime)   optional: sleeps while each of n words
  *        v[i].word holds v[i].expected, until a wake of any of them or the deadline; returns
@@ -728,8 +730,7 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
 #else
     int err = fastsync__futex_wait_call(word, op, expected, abstime);
 #endif
-    if (err == EAGAIN) return 0; /* the word differed */
-    if (err == 0 || err == ETIMEDOUT || err == EINTR) return err;
+    if (err == 0 || err == EAGAIN || err == ETIMEDOUT || err == EINTR) return err;
     /* ENOSYS or EPERM (a seccomp filter, a kernel without futex), EFAULT, EINVAL: retrying
      * would fail at once, for ever: a busy loop. Sleep a slice instead. */
     return fastsync__futex_poll(clock, abstime);
@@ -788,8 +789,8 @@ FASTSYNC__COLD int fastsync__waitv_sys(const struct fastsync__waitv *v, unsigned
 #endif
     int err = r == -1 ? errno : 0;
     errno = saved;
-    if (err == 0 || err == EAGAIN) return 0; /* a wake (r: its index), or a word differed */
-    if (err == ETIMEDOUT || err == EINTR) return err;
+    if (err == 0 || err == EAGAIN || err == ETIMEDOUT || err == EINTR)
+        return err; /* 0: a wake (r: its index); EAGAIN: a word differed */
     /* ENOSYS (before 5.16, qemu-user, a seccomp filter that knows only futex), EPERM:
      * the caller sleeps on one word at a time. EFAULT, EINVAL, ENOMEM: the same, which
      * works wherever fastsync__wait_sys does. */
@@ -876,6 +877,10 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
         ms = fastsync__ms_left(clock, abstime);
         if (ms == 0) return ETIMEDOUT;
     }
+    /* relaxed: the caller re-reads the word with the order it needs. A word that differs
+     * before the call took no wake (WaitOnAddress cannot say it afterwards). */
+    if (fastsync__load((FASTSYNC__ATOMIC(uint32_t) *)word, memory_order_relaxed) != expected)
+        return EAGAIN;
     uintptr_t f = fastsync__win_fn(FASTSYNC__WIN_WAIT);
     if (f != 0 && ((fastsync__wait_on_address_fn)f)(word, &expected, sizeof expected, ms))
         return 0; /* woken, the word differed, or spuriously */
@@ -1025,7 +1030,9 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     (void)pthread_mutex_lock(&z.b->lock);
     /* relaxed: the bucket's lock orders it (see above); the caller re-reads the word with
      * the order it needs. */
-    if (__atomic_load_n((uint32_t *)word, __ATOMIC_RELAXED) == expected) {
+    if (__atomic_load_n((uint32_t *)word, __ATOMIC_RELAXED) != expected) {
+        err = EAGAIN; /* no wake taken */
+    } else {
         n.word = word;
         n.woken = 0;
         (void)pthread_cond_init(&n.cond, NULL);
@@ -1928,163 +1935,311 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
 /* ======================================================================================
  * Condition variable
  *
- * State: one 64-bit atomic word, counters only (a FASTSYNC_SHARED condvar lives in memory
- * that another process maps: no waiter may be a node on some thread's stack).
- *   bits  0..30  seq      moves (+1, mod 2^31) at every signal or broadcast that has a
- *                         waiter to cover. The low 32 bits are the futex word: a sleeper
- *                         sleeps while they hold what it last read.
+ * Groups. Tickets wait in groups, by the order they were registered in. Signals go to the
+ * current group, the oldest one that has a ticket with no signal yet; which of its tickets
+ * takes a signal is not said. A new ticket always joins the next group, made of the tickets
+ * registered since the current group was formed. Once every ticket of the current group has
+ * a signal, the group is released (each of its tickets returns 0, owing nothing to anyone)
+ * and the next group becomes the current one; a signal that finds the current group empty
+ * first makes the next group current. A broadcast releases both groups. Hence:
+ *   - a signal goes only to a ticket registered before it (the current group was formed
+ *     before the signal, of tickets registered before that) and not yet called (a ticket
+ *     that has a signal belongs to a group that takes no more than it has tickets, and a
+ *     released ticket belongs to no group);
+ *   - every ticket registered before a broadcast is released by it, whatever comes after;
+ *   - older tickets first: a signal never goes to the next group while the current one has
+ *     a ticket without a signal (no FIFO inside a group).
+ *
+ * State: two words, counters only (a FASTSYNC_SHARED condvar lives in memory that another
+ * process maps: no waiter may be a node on some thread's stack).
+ * `state`, 64 bits, every transition one RMW on it:
+ *   bits  0..10  P    signals the current group holds and has not claimed; P < U + P, the
+ *                     group's tickets (when each has one, the group is released)
+ *   bit  11      FWD  a wake has been passed on since the last signal (see "Wakes")
+ *   bits 12..40  G    the current group's number (29 bits, mod 2^29); the next group is G+1
+ *   bit  41      KP   the current group may take one signal passed on from the group before
+ *                     it (a signal released that group; see "Cancels")
+ *   bits 42..52  U    tickets of the current group with no signal
+ *   bits 53..63  N    tickets of the next group
+ *   The low 32 bits (P, FWD and the low 20 bits of G) are the futex word: every signal,
+ *   broadcast and release changes them, and a sleeper sleeps while they hold what it read.
+ * `users`, 32 bits:
+ *   bits  0..30  L    live tickets: counted from before a ticket registers until its last
+ *                     access to the condvar (destroy waits for them; see "Destroy")
  *   bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
- *   bits 32..47  waiters  W: tickets registered (a waiter in wait, or a ticket taken and
- *                         neither awaited to the end nor cancelled); at most 65535
- *   bits 48..63  pending  P: signals issued and not yet claimed, P <= W
- * A ticket remembers seq as it was when it was taken. A ticket is "called" once seq differs
- * from it (a signal or broadcast came after it was taken). Seq, W and P in one word are the
- * point: a signal reads "is a waiter left uncovered?" and publishes its signal in one RMW,
- * so no ticket can be taken unseen between the two, and the signal never reads the
- * condvar again.
+ * A ticket (the caller's) remembers its group, G + 1 when it registered. From the word it
+ * reads where it is: its group is G + 1 (next), G (current), or another one, which a
+ * signal or broadcast has released: it returns 0.
  *
- * Transitions (each one RMW on the word):
- *   ticket     W += 1                                (seq_cst; its seq is the ticket)
- *   signal     if W > P: P += 1, seq += 1; then wake 1
- *   broadcast  if W > P: P = W, seq += 1; then wake all
- *   claim      W -= 1, P -= 1   by a called ticket, when P > 0: the wait returns 0
- *   leave      W -= 1           (a wait timed out, not called or P == 0; a cancel)
- *   pass on    W -= 1, seq += 1 (a called ticket cancelled while P > 0 and W > P: it
- *                                gives its signal to the others; then wake 1)
- * A signal or broadcast that finds W == P (every registered ticket already has a signal
- * coming, or none is registered) writes nothing and makes no syscall.
+ * Transitions (each one RMW on `state`):
+ *   register   U + P + N < 2047: N += 1; the ticket's group is G + 1   (seq_cst; L += 1 first)
+ *   signal     U > 0: give; U == 0, N > 0: shift, then give; else nothing (one load, no write)
+ *     give     U -= 1, P += 1, FWD = 0; if U == 0, release
+ *     shift    G += 1, U = N, N = 0, P = 0, KP = 0        (the next group becomes current)
+ *     release  G += 1, U = N, N = 0, P = 0, KP = 1 if a signal gave the last signal
+ *   broadcast  U + N > 0: G += 2, U = N = P = 0, KP = 0, FWD = 0      (both groups released)
+ *   claim      P -= 1    a ticket of the current group, P > 0: its wait returns 0
+ *   leave      U -= 1 (and release, if U reaches 0 with P > 0) or N -= 1: a ticket of the
+ *              current or next group that times out with no signal (P == 0), or is
+ *              cancelled
+ *   pass on    KP = 0, give: a released ticket cancelled before it returned, if its group is
+ *              G - 1, KP is set and U > 0 (below)
+ *   forward    FWD = 1 (below)
+ * Each ticket's last access is L -= 1 (release).
  *
- * Why no wakeup is lost. Invariant: P <= E, E being the registered tickets that are called.
- * A signal sees W > P, and its seq += 1 calls all W tickets: P + 1 <= W = E. A broadcast
- * likewise (P = W = E). A new ticket is not called (E unchanged). A claim takes one from
- * both. A leave by an uncalled ticket leaves E alone, and a called ticket leaves only when
- * P == 0 (a called waiter that times out with P > 0 claims instead and returns 0: a timed-out
- * waiter neither keeps nor leaks a signal); a cancelled called ticket with P > 0 claims when
- * W == P, and otherwise passes its signal on, whose seq += 1 calls all W - 1 others. So every
- * pending signal has a called registered ticket to claim it, and a called waiter that looks
- * at the word with P > 0 claims (it sleeps only on a word with P == 0, or not called, and
- * seq moving wakes its futex compare). What is left is who the wake reaches. Each signal
- * makes one wake after its RMW, but a ticket taken between that RMW and the wake is not
- * called, sleeps, and may be the one the wake reaches (FUTEX_WAKE wakes the oldest sleeper
- * on Linux and the POSIX table is FIFO, but neither order is promised: WaitOnAddress does not
- * say): the wake meant for an older ticket is then absorbed by a thread that must not claim
- * (the lost wakeup of Zig issue 12877). So a waiter that comes back from a sleep uncalled
- * and sees P > 0 passes the wake on, by waking every sleeper (not one: a wake of one may
- * reach another uncalled sleeper, and then back, for as long as the kernel likes), and it
- * does so at most once per ticket (the bound: a spurious wakeup, or P > 0 only because the
- * called waiter has been woken and not run yet, costs at most one wake-all per ticket taken
- * since the last seq move, never a ring). Once is enough: after that wake-all at time T,
- * every called sleeper queued at T has been woken, and a called waiter that goes to sleep
- * later read the word after T; seq has not moved since the ticket was taken (it is still
- * uncalled), so no signal came after that read, and the waiter slept because P was 0 then,
- * i.e. every signal up to then had been claimed. So when the uncalled ticket absorbs a wake
- * again, no called waiter is asleep while P > 0. A timed-out or cancelled uncalled ticket
- * that slept does the same as it leaves.
- * (The cost: a wake-all happens only when a wait comes back uncalled while a signal is in
- * flight: the race window above, or a spurious wakeup.)
+ * Why the counts hold: a give moves one ticket of the current group from "no signal" (U)
+ * to "has one" (P), and a release when none is left, so P < U + P, or the group is empty.
+ * A claim takes a signal and its ticket together. A ticket without a signal that leaves
+ * takes nothing, and a timed-out ticket of the current group claims instead if P > 0 (a
+ * timed-out waiter neither keeps nor leaks a signal). So every signal given is claimed by
+ * exactly one ticket of its group, or released with it, and a wait returns 0 only for a
+ * signal or broadcast (no spurious wakeups).
  *
- * Which waiters a signal may wake: it lets exactly one registered ticket return 0, one
- * that was registered when it was made (a signal with none registered is lost, as POSIX's;
- * when two signals are in flight, two tickets called by the later one may take them in
- * either order), or one registered later when a waiter it called cancels and passes it on.
- * Which one is not said (no FIFO). A broadcast lets every ticket registered at its RMW
- * return 0. A wait
- * returns 0 only by claiming a signal: no spurious wakeups; "spurious" here is a futex wait
- * that returns while the waiter is not called, or P == 0: the waiter looks and sleeps
- * again (and passes on, the once above). The wrap bound: seq has 31 bits; a waiter that stays
- * descheduled while exactly k * 2^31 signals and broadcasts that found an uncovered waiter
- * happen (2 147 483 648) sees its ticket again and takes itself for uncalled: it sleeps on
- * until the next signal, and that signal's waiter may then be it instead of another.
+ * Cancels. A ticket of the current group that is cancelled leaves the group's signals to
+ * its other tickets, all registered before them. A released ticket cancelled before it
+ * returned holds a signal, or a broadcast: a broadcast covers everyone and has nothing to
+ * pass on. A signal that released a group was made after every ticket of the next group
+ * registered (they registered before the release), so the first released ticket of that
+ * group to be cancelled passes one signal on to the next group, while it is still current
+ * (G is its group + 1) and has a ticket with no signal: KP says that this may happen, and
+ * once. Any other cancel of a released ticket drops its signal: a second one (its signal
+ * may be older than some tickets of the next group, which counters cannot tell apart), one
+ * whose group a cancel or a pass-on released (the signals it held are older), and one
+ * whose next group has been released too (its tickets each have a signal already; those
+ * registered after it were registered after that signal). This is the one place where a
+ * signal may go unused while a ticket registered before it still waits: two cancels in one
+ * group that signals released, both before their tickets returned.
  *
- * Memory order. A signal synchronizes-with the wait that claims it (release RMW, acquire
- * claim; a pass-on continues the release sequence). The handshake that makes a signal with
- * no registered waiter safe to skip is Dekker's: the waiter takes its ticket (RMW) and then
- * reads its predicate; the signaler writes the predicate and then reads W. When a lock
- * orders them (the predicate read and written under a mutex, the ticket taken before the
- * waiter's unlock or inside its lock), the lock's happens-before does it. Without a lock,
- * the ticket's RMW and signal's first load are seq_cst, and the caller's predicate store
- * and load must be seq_cst too (on x86 a seq_cst load is a plain load; the store is an
- * xchg): then the signal's load does not see the ticket only if it comes before it in the
- * single total order, and then the waiter's load of the predicate sees the store.
+ * Wakes. Every ticket sleeps on the futex word, each while it holds what the ticket read.
+ * A give wakes one sleeper (any ticket of the current group may take the signal), a
+ * release by a signal one (the other tickets of the group each had a signal given, with a
+ * wake of its own, and those wakes reach sleepers or find them awake: one ticket is left
+ * that needs one), a broadcast every sleeper. The kernel picks the sleeper (Linux wakes the
+ * oldest; WaitOnAddress does not say), and the one it picks may be a ticket that cannot use
+ * the wake: one of the next group, or of the current group after the signal was claimed by
+ * a ticket that had not slept yet. Such a ticket passes the wake on as it sleeps again or
+ * leaves: when its last sleep may have taken a wake (it returned 0, or was cancelled in
+ * it), a signal is pending (P > 0) or a released ticket has not gone yet (L above the
+ * tickets the word counts), and FWD is clear, it sets FWD and wakes every sleeper. Every
+ * sleeper then looks again; one that sleeps later read the word after that wake, so while
+ * FWD stays set no ticket sleeps that is owed a wake: a pending signal is claimed by a
+ * ticket that looks, and a released ticket that looks returns. Only a new signal, broadcast
+ * or release makes a new debt, and it clears FWD. So a wake lost to the wrong sleeper costs
+ * one wake of all, once per signal, never a ring of tickets passing it round. A ticket that
+ * is cancelled and leaves having taken a wake does the same.
+ *
+ * Destroy. A released ticket still has to look at the word to find out (a thread woken by
+ * a broadcast runs later), so destroy right after a broadcast waits for it: while L counts
+ * tickets that the word no longer does, destroy polls L, yielding the CPU (sched_yield),
+ * until every one has made its last access; it gives up (EBUSY) after a second in which
+ * none did (a waiter that died released). A ticket touches the condvar only up to its
+ * L -= 1, so once destroy returns 0 the memory may be freed. EBUSY at once while the word
+ * counts a ticket that nothing has called (U + N > 0).
+ *
+ * Bounds. G has 29 bits: a released ticket that stays descheduled, between its release
+ * and its look at the word, while exactly k * 2^29 (or k * 2^29 - 1) groups are formed after
+ * it takes itself for a ticket of the current (next) group, and the counts go wrong. A
+ * sleeper that stays descheduled between its look and its sleep while exactly k * 2^20
+ * groups are formed, with P and FWD as they were, sleeps on a word it takes for unchanged.
+ *
+ * Memory order. A signal synchronizes-with the wait that returns for it (release RMW;
+ * acquire claim, or acquire load that finds the ticket released: every later write of
+ * `state` is an RMW, so the signal's release sequence reaches it, through pass-ons too).
+ * The handshake that makes a signal with no registered ticket safe to skip is Dekker's: the
+ * waiter registers (RMW) and then reads its predicate; the signaler writes the predicate
+ * and then reads the word. When a lock orders them (the predicate read and written under a
+ * mutex, the ticket taken before the waiter's unlock or inside its lock), the lock's
+ * happens-before does it. Without a lock, the register RMW and the signal's first load are
+ * seq_cst, and the caller's predicate store and load must be seq_cst too (on x86 a seq_cst
+ * load is a plain load; the store is an xchg): then the signal's load does not see the
+ * ticket only if it comes before it in the single total order, and then the waiter's load
+ * of the predicate sees the store.
  * ====================================================================================== */
 
 typedef struct fastsync_cond {
     FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
+    FASTSYNC__ATOMIC(uint32_t) users;                   /* private */
 } fastsync_cond_t;
 
 /* A ticket: the caller's, on its stack; private fields. */
 typedef struct fastsync_cond_ticket {
-    uint32_t seq;   /* seq when the ticket was taken */
+    uint32_t group; /* the group it joined: the next group when it registered */
     uint32_t flags; /* FASTSYNC__CT_* */
 } fastsync_cond_ticket_t;
 
 #ifdef __cplusplus
-#define FASTSYNC_COND_INIT { { 0 } }
+#define FASTSYNC_COND_INIT { { 0 }, { 0 } }
 #else
-#define FASTSYNC_COND_INIT { 0 }
+#define FASTSYNC_COND_INIT { 0, 0 }
 #endif
 
-#define FASTSYNC__CV_SEQ 0x7fffffffu                       /* mask of the sequence field */
-#define FASTSYNC__CV_SHARED 0x80000000u                    /* process-shared flag */
-#define FASTSYNC__CV_WAITER ((uint64_t)1 << 32)            /* one registered ticket */
-#define FASTSYNC__CV_PENDING_ONE ((uint64_t)1 << 48)       /* one pending signal */
-#define FASTSYNC__CV_MAX 0xffffu                           /* most tickets registered at once */
-#define FASTSYNC_COND_TICKETS_MAX 65535
+#define FASTSYNC_COND_TICKETS_MAX 2047
+#define FASTSYNC__CV_COUNT 0x7ffu                     /* mask of P, U, N */
+#define FASTSYNC__CV_FWD ((uint64_t)1 << 11)          /* a wake passed on since the last signal */
+#define FASTSYNC__CV_G_SHIFT 12
+#define FASTSYNC__CV_G 0x1fffffffu                    /* mask of G, the current group */
+#define FASTSYNC__CV_KP ((uint64_t)1 << 41)           /* may take one signal passed on */
+#define FASTSYNC__CV_U_SHIFT 42
+#define FASTSYNC__CV_N_SHIFT 53
+#define FASTSYNC__CV_LIVE 0x7fffffffu                 /* mask of L in `users` */
+#define FASTSYNC__CV_SHARED 0x80000000u               /* process-shared flag, in `users` */
+#define FASTSYNC__CV_DESTROY_NS 1000000000u          /* destroy's limit without progress */
 
-#define FASTSYNC__CT_SLEPT 1u     /* the ticket's waiter has been in a futex wait */
-#define FASTSYNC__CT_FORWARDED 2u /* ... and has passed on a wake while uncalled */
+#define FASTSYNC__CT_WOKEN 1u /* the ticket's last sleep may have taken a wake */
 
-FASTSYNC_API uint32_t fastsync__cv_waiters(uint64_t v) { return (uint32_t)(v >> 32) & FASTSYNC__CV_MAX; }
-FASTSYNC_API uint32_t fastsync__cv_pending(uint64_t v) { return (uint32_t)(v >> 48); }
-FASTSYNC_API int fastsync__cv_shared(uint64_t v) { return ((uint32_t)v & FASTSYNC__CV_SHARED) != 0; }
-/* The ticket has been called: a signal or broadcast moved seq since it was taken. */
-FASTSYNC_API int fastsync__cv_called(uint64_t v, const fastsync_cond_ticket_t *t)
+/* The word's fields, as numbers. */
+struct fastsync__cv {
+    uint32_t p, fwd, g, kp, u, n;
+};
+
+FASTSYNC_API struct fastsync__cv fastsync__cv_get(uint64_t v)
 {
-    return ((uint32_t)v & FASTSYNC__CV_SEQ) != t->seq;
+    struct fastsync__cv s;
+    s.p = (uint32_t)v & FASTSYNC__CV_COUNT;
+    s.fwd = (v & FASTSYNC__CV_FWD) != 0;
+    s.g = (uint32_t)(v >> FASTSYNC__CV_G_SHIFT) & FASTSYNC__CV_G;
+    s.kp = (v & FASTSYNC__CV_KP) != 0;
+    s.u = (uint32_t)(v >> FASTSYNC__CV_U_SHIFT) & FASTSYNC__CV_COUNT;
+    s.n = (uint32_t)(v >> FASTSYNC__CV_N_SHIFT) & FASTSYNC__CV_COUNT;
+    return s;
 }
-/* v with seq one further (mod 2^31), the rest unchanged. */
-FASTSYNC_API uint64_t fastsync__cv_next(uint64_t v)
+
+FASTSYNC_API uint64_t fastsync__cv_put(struct fastsync__cv s)
 {
-    return (v & ~(uint64_t)FASTSYNC__CV_SEQ) | (((uint32_t)v + 1) & FASTSYNC__CV_SEQ);
+    return (uint64_t)s.p | (s.fwd ? FASTSYNC__CV_FWD : 0) |
+           (uint64_t)(s.g & FASTSYNC__CV_G) << FASTSYNC__CV_G_SHIFT | (s.kp ? FASTSYNC__CV_KP : 0) |
+           (uint64_t)s.u << FASTSYNC__CV_U_SHIFT | (uint64_t)s.n << FASTSYNC__CV_N_SHIFT;
 }
+
+/* Whether the word counts a ticket that nothing has called (U or N). */
+FASTSYNC_API int fastsync__cv_uncalled(uint64_t v) { return (v >> FASTSYNC__CV_U_SHIFT) != 0; }
+
+/* Tickets the word counts (those of both groups: nothing has released them). */
+FASTSYNC_API uint32_t fastsync__cv_waiters(uint64_t v)
+{
+    struct fastsync__cv s = fastsync__cv_get(v);
+    return s.u + s.p + s.n;
+}
+
+/* Signals the current group holds and has not claimed. */
+FASTSYNC_API uint32_t fastsync__cv_pending(uint64_t v) { return (uint32_t)v & FASTSYNC__CV_COUNT; }
+
+/* Where ticket t is, given the word's fields. */
+enum { FASTSYNC__CV_NEXT, FASTSYNC__CV_CURRENT, FASTSYNC__CV_RELEASED };
+FASTSYNC_API int fastsync__cv_where(const struct fastsync__cv *s, const fastsync_cond_ticket_t *t)
+{
+    uint32_t d = (s->g - t->group) & FASTSYNC__CV_G;
+    return d == FASTSYNC__CV_G ? FASTSYNC__CV_NEXT : d == 0 ? FASTSYNC__CV_CURRENT : FASTSYNC__CV_RELEASED;
+}
+
+/* The transitions of the same names above, on the fields. */
+FASTSYNC_API void fastsync__cv_release(struct fastsync__cv *s, uint32_t by_signal)
+{
+    s->g = (s->g + 1) & FASTSYNC__CV_G;
+    s->u = s->n;
+    s->n = 0;
+    s->p = 0;
+    s->kp = by_signal;
+}
+
+FASTSYNC_API void fastsync__cv_give(struct fastsync__cv *s, uint32_t by_signal)
+{
+    s->u--;
+    s->p++;
+    s->fwd = 0;
+    if (s->u == 0) fastsync__cv_release(s, by_signal);
+}
+
+FASTSYNC_API void fastsync__cv_shift(struct fastsync__cv *s)
+{
+    fastsync__cv_release(s, 0); /* the current group is empty: nothing is released */
+}
+
 FASTSYNC_API void *fastsync__cv_futex(fastsync_cond_t *c)
 {
     return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&c->state));
+}
+
+FASTSYNC_API int fastsync__cv_shared(fastsync_cond_t *c)
+{
+    /* relaxed: the flag never changes after init. */
+    return (fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_SHARED) != 0;
 }
 
 FASTSYNC_API int fastsync_cond_init(fastsync_cond_t *c, int flags)
 {
     if (!fastsync__flags_ok(flags)) return EINVAL;
     /* relaxed: the caller publishes the object with its own happens-before. */
-    fastsync__store(&c->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__CV_SHARED : 0u,
+    fastsync__store(&c->state, (uint64_t)0, memory_order_relaxed);
+    fastsync__store(&c->users, (flags & FASTSYNC_SHARED) ? FASTSYNC__CV_SHARED : 0u,
                     memory_order_relaxed);
     return 0;
 }
 
+FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t live);
+
 FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 {
-    /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. */
-    return fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed)) != 0 ? EBUSY : 0;
+    /* acquire (both): destroy returns 0 only after every ticket's last access (the release
+     * L -= 1 in fastsync__cv_gone), so the caller may free the memory. */
+    if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
+    uint32_t live = fastsync__load(&c->users, memory_order_acquire) & FASTSYNC__CV_LIVE;
+    return live == 0 ? 0 : fastsync__cond_destroy_wait(c, live);
 }
 
-/* signal (all false) or broadcast (all true). */
+/* Released tickets have not looked yet: wait for them (see "Destroy" above). */
+FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t live)
+{
+    struct timespec limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
+    while (live != 0) {
+        /* acquire: as in fastsync_cond_destroy. A ticket registered meanwhile (misuse)
+         * makes it EBUSY. */
+        if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
+        if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died released */
+        fastsync__yield();
+        uint32_t now = fastsync__load(&c->users, memory_order_acquire) & FASTSYNC__CV_LIVE;
+        if (now < live) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
+        live = now;
+    }
+    return 0;
+}
+
+/* A ticket's last access to the condvar. */
+FASTSYNC_API void fastsync__cv_gone(fastsync_cond_t *c)
+{
+    /* release: pairs with destroy's acquire loads of `users`: everything this ticket did to
+     * the condvar happens before a destroy that returns 0. */
+    (void)fastsync__fetch_sub(&c->users, 1u, memory_order_release);
+    /* From here on `c` may be freed. */
+}
+
+/* signal (all 0) or broadcast (all 1). */
 FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, int all)
 {
     /* seq_cst: the signaler's half of the handshake with fastsync_cond_register's seq_cst RMW
-     * (see "Memory order" above): this load sees every ticket taken before it in the total
-     * order, and a ticket taken after it sees the caller's predicate. */
+     * (see "Memory order" above): this load sees every ticket registered before it in the
+     * total order, and a ticket registered after it sees the caller's predicate. */
     uint64_t v = fastsync__load(&c->state, memory_order_seq_cst);
+    if (!fastsync__cv_uncalled(v)) return 0; /* no ticket without a signal */
+    int shared = fastsync__cv_shared(c), n = all ? INT_MAX : 1;
     uint64_t nv;
     do {
-        uint32_t w = fastsync__cv_waiters(v), p = fastsync__cv_pending(v);
-        if (w <= p) return 0; /* every registered ticket has a signal coming, or none is */
-        nv = fastsync__cv_next(v) + (all ? (uint64_t)(w - p) : 1u) * FASTSYNC__CV_PENDING_ONE;
-        /* release: pairs with the acquire claim of the waiter that takes this signal
-         * (fastsync__cond_sleep, fastsync__cond_leave). failure relaxed: a fresher `v`, later
-         * in the word's order than the seq_cst load, so the handshake still holds for it. */
+        struct fastsync__cv s = fastsync__cv_get(v);
+        if (s.u == 0 && s.n == 0) return 0;
+        if (all) {
+            s.g = (s.g + 2) & FASTSYNC__CV_G;
+            s.u = s.n = s.p = s.kp = s.fwd = 0;
+        } else {
+            if (s.u == 0) fastsync__cv_shift(&s);
+            fastsync__cv_give(&s, 1);
+        }
+        nv = fastsync__cv_put(s);
+        /* release: pairs with the acquire claim or look of the waiter that returns for this
+         * signal (fastsync__cond_sleep, fastsync__cond_leave). failure relaxed: a fresher `v`,
+         * later in the word's order than the seq_cst load, so the handshake holds for it. */
     } while (!fastsync__cas_weak(&c->state, &v, nv, memory_order_release, memory_order_relaxed));
-    /* From here on `c` may be freed by a waiter that claimed: only its address is used. */
-    fastsync__wake(fastsync__cv_futex(c), all ? INT_MAX : 1, fastsync__cv_shared(v));
+    /* From here on `c` may be freed by a waiter that returned: only its address is used. */
+    fastsync__wake(fastsync__cv_futex(c), n, shared);
     return 0;
 }
 
@@ -2093,99 +2248,136 @@ FASTSYNC_API int fastsync_cond_broadcast(fastsync_cond_t *c) { return fastsync__
 
 FASTSYNC_API int fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
+    /* relaxed: L counts the ticket for destroy, which reads it with acquire only after the
+     * ticket's release L -= 1, or sees its N in `state` first. */
+    (void)fastsync__fetch_add(&c->users, 1u, memory_order_relaxed);
     /* relaxed: a guess for the CAS. */
-    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    uint64_t v = fastsync__load(&c->state, memory_order_relaxed), nv;
+    struct fastsync__cv s;
     do {
-        if (fastsync__cv_waiters(v) == FASTSYNC__CV_MAX) return EAGAIN;
+        s = fastsync__cv_get(v);
+        if (s.u + s.p + s.n >= FASTSYNC_COND_TICKETS_MAX) {
+            fastsync__cv_gone(c);
+            return EAGAIN;
+        }
+        s.n++;
+        nv = fastsync__cv_put(s);
         /* seq_cst: the waiter's half of the handshake with the seq_cst load in
          * fastsync__cond_wake (see "Memory order" above). failure relaxed: retried. */
-    } while (!fastsync__cas_weak(&c->state, &v, v + FASTSYNC__CV_WAITER,
-                                 memory_order_seq_cst, memory_order_relaxed));
-    t->seq = (uint32_t)v & FASTSYNC__CV_SEQ;
+    } while (!fastsync__cas_weak(&c->state, &v, nv, memory_order_seq_cst, memory_order_relaxed));
+    t->group = (s.g + 1) & FASTSYNC__CV_G;
     t->flags = 0;
     return 0;
 }
 
-/* The wake an uncalled ticket passes on, at most once (see the argument above), given `v`,
- * the word it just read or wrote. */
-FASTSYNC_API void fastsync__cond_forward(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint64_t v)
+/* The wake ticket t may have taken and does not use, passed on (see "Wakes" above): t
+ * sleeps again, or leaves without a signal; gone: it has left the word already. */
+FASTSYNC__COLD void fastsync__cv_forward(fastsync_cond_t *c, fastsync_cond_ticket_t *t, int gone)
 {
-    if (fastsync__cv_called(v, t) || fastsync__cv_pending(v) == 0 ||
-        (t->flags & (FASTSYNC__CT_SLEPT | FASTSYNC__CT_FORWARDED)) != FASTSYNC__CT_SLEPT)
-        return;
-    t->flags |= FASTSYNC__CT_FORWARDED;
-    fastsync__wake(fastsync__cv_futex(c), INT_MAX, fastsync__cv_shared(v));
+    if ((t->flags & FASTSYNC__CT_WOKEN) == 0) return;
+    t->flags &= ~FASTSYNC__CT_WOKEN;
+    /* acquire: L below then counts every ticket that registered before the word this reads
+     * (its L += 1 is sequenced before its register RMW, whose release sequence this load
+     * reads), so a released ticket that has not gone is seen. */
+    uint64_t v = fastsync__load(&c->state, memory_order_acquire);
+    for (;;) {
+        struct fastsync__cv s = fastsync__cv_get(v);
+        if (s.fwd) return; /* passed on since the last signal: no sleeper is owed a wake */
+        /* relaxed: ordered by the acquire load above (or the CAS's). */
+        uint32_t live = fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_LIVE;
+        if (s.p == 0 && live - (uint32_t)gone <= s.u + s.p + s.n) return; /* none owed */
+        s.fwd = 1;
+        /* acquire (both): as the load above, for the retry (FWD itself orders nothing; the
+         * wake below does the work). */
+        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+                               memory_order_acquire))
+            break;
+    }
+    fastsync__wake(fastsync__cv_futex(c), INT_MAX, fastsync__cv_shared(c));
 }
 
-/* Deregisters ticket t given `v`, a fresh guess of the word. cancel false (a wait that timed
- * out): claims a signal if called and one is pending (returns 0), else leaves (ETIMEDOUT).
- * cancel true: leaves, passing on a signal it could claim (returns 0). Then at most a wake,
- * on the word's address only: `c` may be freed once the ticket is gone. */
-FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint64_t v,
-                                        int cancel)
+/* Ticket t returns without a signal of its own: cancel 0, its wait timed out (a ticket owed
+ * a signal takes it instead and returns 0; else ETIMEDOUT); cancel 1, it is cancelled
+ * (returns 0; a signal it holds is passed on as "Cancels" above says). t is deregistered;
+ * afterwards at most a wake, on the word's address, and t's last access. */
+FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket_t *t, int cancel)
 {
-    uint64_t nv;
-    int r;
-    int pass_on;
-    do {
-        nv = v - FASTSYNC__CV_WAITER;
+    /* acquire: a ticket found released, or a claim, synchronizes-with the signal (as in
+     * fastsync__cond_sleep). */
+    uint64_t v = fastsync__load(&c->state, memory_order_acquire);
+    int r, pass_on, shared = fastsync__cv_shared(c);
+    for (;;) {
+        struct fastsync__cv s = fastsync__cv_get(v);
+        int where = fastsync__cv_where(&s, t);
         r = cancel ? 0 : ETIMEDOUT;
         pass_on = 0;
-        if (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
-            if (!cancel) {
-                nv -= FASTSYNC__CV_PENDING_ONE; /* claim */
-                r = 0;
-            } else if (fastsync__cv_waiters(v) > fastsync__cv_pending(v)) {
-                nv = fastsync__cv_next(nv); /* pass on: calls every other ticket */
-                pass_on = 1;
-            } else {
-                nv -= FASTSYNC__CV_PENDING_ONE; /* W == P: each other ticket has its own */
-            }
+        if (where == FASTSYNC__CV_RELEASED) {
+            r = 0;
+            if (!cancel || !s.kp || t->group != ((s.g - 1) & FASTSYNC__CV_G) || s.u == 0) break;
+            s.kp = 0; /* pass on: the first cancel of a group a signal released */
+            fastsync__cv_give(&s, 0);
+            pass_on = 1;
+        } else if (where == FASTSYNC__CV_CURRENT && s.p > 0 && !cancel) {
+            s.p--; /* claim */
+            r = 0;
+        } else if (where == FASTSYNC__CV_CURRENT) {
+            s.u--;
+            if (s.u == 0 && s.p > 0) fastsync__cv_release(&s, 0); /* the rest each have one */
+        } else {
+            s.n--;
         }
-        /* acquire: a claim pairs with the release CAS of the signal it takes (a leave or a
-         * pass-on takes nothing; a pass-on's RMW continues the signal's release sequence for
-         * the waiter that claims it). failure relaxed: retried with the fresh value. */
-    } while (!fastsync__cas_weak(&c->state, &v, nv, memory_order_acquire, memory_order_relaxed));
-    /* From here on `c` may be freed: only its address is used. */
-    if (pass_on)
-        fastsync__wake(fastsync__cv_futex(c), 1, fastsync__cv_shared(v));
-    else
-        fastsync__cond_forward(c, t, v);
+        /* acquire: as the load above (a claim). failure acquire: the same, for the retry. */
+        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+                               memory_order_acquire))
+            break;
+    }
+    if (pass_on) fastsync__wake(fastsync__cv_futex(c), 1, shared);
+    else if (r != 0 || cancel) fastsync__cv_forward(c, t, 1);
+    fastsync__cv_gone(c);
     return r;
 }
 
 FASTSYNC_API int fastsync_cond_cancel(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
-    /* relaxed: a guess for the CAS in fastsync__cond_leave. */
-    return fastsync__cond_leave(c, t, fastsync__load(&c->state, memory_order_relaxed), 1);
+    return fastsync__cond_leave(c, t, 1);
 }
 
-/* A registered ticket's wait: claim a signal, or time out and leave. timed_out: the deadline
- * has passed already (look once, then leave). abstime NULL: no deadline. Returns 0 or
- * ETIMEDOUT, the ticket deregistered. */
+/* A registered ticket's wait: return for a signal (claimed, or the group released), or time
+ * out and leave. timed_out: the deadline has passed already (look once, then leave).
+ * abstime NULL: no deadline. Returns 0 or ETIMEDOUT, the ticket deregistered. */
 FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket_t *t, clockid_t clock,
                                         const struct timespec *abstime, int timed_out)
 {
-    /* relaxed: decides what to try; a claim is an acquire CAS. */
-    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
+    int shared = fastsync__cv_shared(c);
+    /* acquire: a ticket found released synchronizes-with the signal or broadcast that
+     * released it (see "Memory order" above); a claim is an acquire CAS. */
+    uint64_t v = fastsync__load(&c->state, memory_order_acquire);
     for (;;) {
-        if (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
-            /* claim. acquire: pairs with the release CAS of the signal (or broadcast) that
-             * made it pending. failure relaxed: loop with the fresh value. */
-            if (fastsync__cas_weak(&c->state, &v, v - FASTSYNC__CV_WAITER - FASTSYNC__CV_PENDING_ONE,
-                                   memory_order_acquire, memory_order_relaxed))
-                return 0;
+        struct fastsync__cv s = fastsync__cv_get(v);
+        int where = fastsync__cv_where(&s, t);
+        if (where == FASTSYNC__CV_RELEASED) break;
+        if (where == FASTSYNC__CV_CURRENT && s.p > 0) {
+            s.p--;
+            /* claim. acquire: pairs with the release CAS of the signal. failure acquire:
+             * the next round may find the ticket released. */
+            if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+                                   memory_order_acquire))
+                break;
             continue;
         }
-        if (timed_out) return fastsync__cond_leave(c, t, v, 0);
-        fastsync__cond_forward(c, t, v);
-        t->flags |= FASTSYNC__CT_SLEPT;
-        /* sleeps while seq (and the shared bit) are as read: a signal moves seq first */
-        timed_out = fastsync__wait(fastsync__cv_futex(c), (uint32_t)v, fastsync__cv_shared(v), clock,
-                                   abstime) == ETIMEDOUT;
-        /* relaxed: as above. */
-        v = fastsync__load(&c->state, memory_order_relaxed);
+        if (timed_out) return fastsync__cond_leave(c, t, 0);
+        fastsync__cv_forward(c, t, 0);
+        t->flags |= FASTSYNC__CT_WOKEN;
+        /* sleeps while the futex word is as read: every signal, broadcast and release
+         * changes it */
+        int r = fastsync__wait(fastsync__cv_futex(c), (uint32_t)v, shared, clock, abstime);
+        if (r != 0) t->flags &= ~FASTSYNC__CT_WOKEN; /* the word differed, a signal, a timeout */
+        timed_out = r == ETIMEDOUT;
+        /* acquire: as above. */
+        v = fastsync__load(&c->state, memory_order_acquire);
     }
+    fastsync__cv_gone(c);
+    return 0;
 }
 
 /* What a cancelled waiter's cleanup handler needs. */
@@ -2195,9 +2387,10 @@ struct fastsync__cond_cleanup {
     fastsync_mutex_t *m; /* NULL: the ticket API (no mutex to lock again) */
 };
 
-/* The cleanup of a waiter cancelled in its sleep: deregister (passing on a signal it may have
- * absorbed, as fastsync_cond_cancel), then lock the mutex again, so that the caller's cleanup
- * handlers run with it held, as POSIX requires of pthread_cond_wait. */
+/* The cleanup of a waiter cancelled in its sleep: deregister (passing on a signal it may
+ * hold, or a wake it may have taken, as fastsync_cond_cancel), then lock the mutex again, so
+ * that the caller's cleanup handlers run with it held, as POSIX requires of
+ * pthread_cond_wait. */
 FASTSYNC__COLD void fastsync__cond_cancelled(void *arg)
 {
     struct fastsync__cond_cleanup *k = (struct fastsync__cond_cleanup *)arg;
@@ -2249,13 +2442,11 @@ FASTSYNC_API int fastsync_cond_clockawait(fastsync_cond_t *c, fastsync_cond_tick
         (void)fastsync_cond_cancel(c, t);
         return r;
     }
+    /* A malformed deadline is EINVAL only when the call would block, and a past one
+     * ETIMEDOUT: look once (a signal owed to t is taken: 0), then leave. */
     r = fastsync__deadline_check(clock, abstime);
-    if (r == EINVAL) {
-        (void)fastsync_cond_cancel(c, t);
-        return r;
-    }
-    /* a past deadline: look once (a pending signal is taken), then leave */
-    return fastsync__cond_await(c, t, NULL, clock, abstime, r == ETIMEDOUT);
+    int got = fastsync__cond_await(c, t, NULL, clock, abstime, r != 0);
+    return got == ETIMEDOUT && r == EINVAL ? EINVAL : got;
 }
 
 FASTSYNC_API int fastsync_cond_timedawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
@@ -2368,6 +2559,12 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
 
 #define FASTSYNC_WAIT_ANY_MAX 64
 
+/* A test's window between a wait's first look and the rest (test/wait_any_api.c defines it
+ * to set and reset an event there); nothing otherwise. */
+#ifndef FASTSYNC__WA_BETWEEN_LOOKS
+#define FASTSYNC__WA_BETWEEN_LOOKS() ((void)0)
+#endif
+
 enum { FASTSYNC__WA_SEM = 1, FASTSYNC__WA_EVENT, FASTSYNC__WA_TICKET };
 
 /* One entry: made by fastsync_wait_sem, _event or _ticket; private fields. */
@@ -2424,20 +2621,21 @@ struct fastsync__wa {
     const fastsync_wait_entry_t *list;
     unsigned n;
     struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
-    uint32_t gen[FASTSYNC_WAIT_ANY_MAX];             /* events: the generation at the start */
-    int slept;                                       /* the thread has slept in this wait */
+    uint32_t *gen; /* events: the generation at the wait's first look (the caller's array) */
 };
 
 /* How fastsync__wa_try looks at an entry:
- *   LOOK   not registered; records nothing (trywait, and the first look of every wait)
- *   FIRST  not registered; records the entry's futex word (an event's generation too)
+ *   LOOK   not registered; records an event's generation, where `gen` is not NULL (the
+ *          first look of every wait; trywait records nothing)
+ *   FIRST  not registered; records the entry's futex word
  *   AGAIN  registered; records the value to sleep on (a reset event made BUSY first)
  *   LAST   registered, the deadline has passed; records nothing */
 enum { FASTSYNC__WA_LOOK, FASTSYNC__WA_FIRST, FASTSYNC__WA_AGAIN, FASTSYNC__WA_LAST };
 
-/* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). */
-FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w, unsigned i,
-                                   int how)
+/* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). gen: the
+ * events' generations (LOOK: NULL or where to record them; else w->gen). */
+FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w,
+                                  uint32_t *gen, unsigned i, int how)
 {
     const int registered = how >= FASTSYNC__WA_AGAIN;
     if (e->kind == FASTSYNC__WA_SEM) {
@@ -2466,14 +2664,16 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
         uint32_t old = fastsync__load(&ev->state, memory_order_acquire);
         for (;;) {
             if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return 1;
-            if (how == FASTSYNC__WA_LOOK) return 0;
+            if (how == FASTSYNC__WA_LOOK) {
+                if (gen != NULL) gen[i] = old & FASTSYNC__EV_GEN; /* the wait begins here */
+                return 0;
+            }
+            if ((old & FASTSYNC__EV_GEN) != gen[i]) return 1; /* set since the first look */
             if (how == FASTSYNC__WA_FIRST) {
                 w->v[i].word = FASTSYNC__FUTEX_ADDR(&ev->state);
                 w->v[i].shared = fastsync__ev_shared(old);
-                w->gen[i] = old & FASTSYNC__EV_GEN;
                 return 0;
             }
-            if ((old & FASTSYNC__EV_GEN) != w->gen[i]) return 1; /* set since the start */
             if (how == FASTSYNC__WA_LAST) return 0;
             if (fastsync__ev_state(old) == FASTSYNC__EV_BUSY) break;
             /* FREE -> BUSY, as in fastsync__event_wait_slow (whose comment says why these
@@ -2489,25 +2689,31 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
     }
     fastsync_cond_t *c = (fastsync_cond_t *)e->object;
     fastsync_cond_ticket_t *t = e->ticket;
-    /* relaxed: decides what to try; a claim is an acquire CAS. */
-    uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
-    while (fastsync__cv_called(v, t) && fastsync__cv_pending(v) != 0) {
-        /* claim. acquire: pairs with the release CAS of the signal (or broadcast) that made
-         * it pending. failure relaxed: loop with the fresh value. */
-        if (fastsync__cas_weak(&c->state, &v, v - FASTSYNC__CV_WAITER - FASTSYNC__CV_PENDING_ONE,
-                               memory_order_acquire, memory_order_relaxed))
-            return 1;
+    /* acquire: as in fastsync__cond_sleep (a ticket found released; a claim). */
+    uint64_t v = fastsync__load(&c->state, memory_order_acquire);
+    for (;;) {
+        struct fastsync__cv s = fastsync__cv_get(v);
+        int where = fastsync__cv_where(&s, t);
+        if (where == FASTSYNC__CV_RELEASED) break;
+        if (where == FASTSYNC__CV_NEXT || s.p == 0) {
+            if (how == FASTSYNC__WA_FIRST) {
+                w->v[i].word = fastsync__cv_futex(c);
+                w->v[i].shared = fastsync__cv_shared(c);
+            } else if (how == FASTSYNC__WA_AGAIN) {
+                fastsync__cv_forward(c, t, 0); /* as fastsync__cond_sleep */
+                w->v[i].expected = (uint32_t)v;
+            }
+            return 0;
+        }
+        s.p--;
+        /* claim. acquire: pairs with the release CAS of the signal. failure acquire: the
+         * next round may find the ticket released. */
+        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+                               memory_order_acquire))
+            break;
     }
-    if (how == FASTSYNC__WA_FIRST) {
-        w->v[i].word = fastsync__cv_futex(c);
-        w->v[i].shared = fastsync__cv_shared(v);
-    } else if (how == FASTSYNC__WA_AGAIN) {
-        /* as fastsync__cond_sleep: an uncalled ticket that absorbed a wake passes it on */
-        fastsync__cond_forward(c, t, v);
-        t->flags |= FASTSYNC__CT_SLEPT;
-        w->v[i].expected = (uint32_t)v;
-    }
-    return 0;
+    fastsync__cv_gone(c); /* deregistered, as an await that returns 0 */
+    return 1;
 }
 
 /* Step 4 above: every entry but `winner` (n: none) leaves, passing on a wake it may have
@@ -2519,13 +2725,10 @@ FASTSYNC__COLD void fastsync__wa_leave(struct fastsync__wa *w, unsigned winner)
         if (i == winner) continue;
         if (e->kind == FASTSYNC__WA_SEM) {
             fastsync__sem_cancelled((fastsync_sem_t *)e->object); /* leave, pass the wake on */
-        } else if (e->kind == FASTSYNC__WA_TICKET && w->slept) {
-            fastsync_cond_t *c = (fastsync_cond_t *)e->object;
-            /* relaxed: a signal whose wake reached this thread is ordered before the wake
-             * (the signaler's RMW, then its FUTEX_WAKE), so this load sees it or later. */
-            uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
-            if (fastsync__cv_pending(v) != 0)
-                fastsync__wake(fastsync__cv_futex(c), INT_MAX, fastsync__cv_shared(v));
+        } else if (e->kind == FASTSYNC__WA_TICKET) {
+            /* the ticket stays registered; a wake its condvar owes another sleeper, which
+             * the last sleep may have taken, is passed on */
+            fastsync__cv_forward((fastsync_cond_t *)e->object, e->ticket, 0);
         }
     }
 }
@@ -2534,6 +2737,19 @@ FASTSYNC__COLD void fastsync__wa_cancelled(void *arg)
 {
     struct fastsync__wa *w = (struct fastsync__wa *)arg;
     fastsync__wa_leave(w, w->n);
+}
+
+/* Marks every ticket entry of w but `keep` (n: none) as having slept on its condvar in a
+ * sleep that may have taken a wake (on 1), or not (on 0): FASTSYNC__CT_WOKEN, which
+ * fastsync__cv_forward reads. */
+FASTSYNC__COLD void fastsync__wa_woken(struct fastsync__wa *w, unsigned keep, int on)
+{
+    for (unsigned i = 0; i < w->n; i++) {
+        fastsync_cond_ticket_t *t = w->list[i].ticket;
+        if (w->list[i].kind != FASTSYNC__WA_TICKET || i == keep) continue;
+        if (on) t->flags |= FASTSYNC__CT_WOKEN;
+        else t->flags &= ~FASTSYNC__CT_WOKEN;
+    }
 }
 
 #define FASTSYNC__WA_SLICE_MIN_NS 50000u
@@ -2545,10 +2761,13 @@ FASTSYNC__COLD void fastsync__wa_cancelled(void *arg)
 FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clockid_t clock,
                                       const struct timespec *abstime)
 {
-    w->slept = 1;
+    fastsync__wa_woken(w, w->n, 1);
     if (*one == 0) {
         int r = fastsync__wait_many(w->v, w->n, clock, abstime);
-        if (r != ENOSYS) return r == ETIMEDOUT ? ETIMEDOUT : 0;
+        if (r != ENOSYS) {
+            if (r != 0) fastsync__wa_woken(w, w->n, 0); /* no wake taken */
+            return r == ETIMEDOUT ? ETIMEDOUT : 0;
+        }
         *one = 1;
     }
     /* The fallback: the slice ends at now + slice on `clock`, or at the deadline. */
@@ -2566,8 +2785,10 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
     if (abstime != NULL && (abstime->tv_sec < end.tv_sec ||
                             (abstime->tv_sec == end.tv_sec && abstime->tv_nsec < end.tv_nsec)))
         end = *abstime;
-    const struct fastsync__waitv *v = &w->v[(round - 1) % w->n];
-    (void)fastsync__wait(v->word, v->expected, v->shared, clock, &end);
+    unsigned slept_on = (round - 1) % w->n;
+    const struct fastsync__waitv *v = &w->v[slept_on];
+    int r = fastsync__wait(v->word, v->expected, v->shared, clock, &end);
+    fastsync__wa_woken(w, r != 0 ? w->n : slept_on, 0); /* only that word's wake was taken */
     return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
 }
 
@@ -2587,7 +2808,7 @@ FASTSYNC__COLD int fastsync__wa_slow(struct fastsync__wa *w, unsigned *index, cl
         }
     for (;;) {
         for (unsigned i = 0; i < w->n; i++)
-            if (fastsync__wa_try(&w->list[i], w, i, how)) {
+            if (fastsync__wa_try(&w->list[i], w, w->gen, i, how)) {
                 fastsync__wa_leave(w, i);
                 *index = i;
                 return 0;
@@ -2613,17 +2834,17 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__wa_slow_cancellable(
 }
 #endif
 
-/* A wait whose first look found nothing ready: record the words (and each event's
- * generation: a set after this load shows as a moved generation), then steps 2 to 4. */
+/* A wait whose first look found nothing ready (and recorded each event's generation in gen:
+ * a set after that look shows as a moved generation): record the words, then steps 2 to 4. */
 FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
-                                      clockid_t clock, const struct timespec *abstime)
+                                      uint32_t *gen, clockid_t clock, const struct timespec *abstime)
 {
     struct fastsync__wa w;
     w.list = list;
     w.n = n;
-    w.slept = 0;
+    w.gen = gen;
     for (unsigned i = 0; i < n; i++)
-        if (fastsync__wa_try(&list[i], &w, i, FASTSYNC__WA_FIRST)) {
+        if (fastsync__wa_try(&list[i], &w, gen, i, FASTSYNC__WA_FIRST)) {
             *index = i;
             return 0;
         }
@@ -2639,19 +2860,21 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
 FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
                                     int try_only, clockid_t clock, const struct timespec *abstime)
 {
+    uint32_t gen[FASTSYNC_WAIT_ANY_MAX]; /* the events' generations at this first look */
     int r = fastsync__wa_args(list, n, index);
     if (r != 0) return r;
     for (unsigned i = 0; i < n; i++)
-        if (fastsync__wa_try(&list[i], NULL, i, FASTSYNC__WA_LOOK)) {
+        if (fastsync__wa_try(&list[i], NULL, try_only ? NULL : gen, i, FASTSYNC__WA_LOOK)) {
             *index = i;
             return 0;
         }
     if (try_only) return EAGAIN;
+    FASTSYNC__WA_BETWEEN_LOOKS();
     if (abstime != NULL) {
         r = fastsync__deadline_check(clock, abstime);
         if (r != 0) return r;
     }
-    return fastsync__wa_block(list, n, index, clock, abstime);
+    return fastsync__wa_block(list, n, index, gen, clock, abstime);
 }
 
 FASTSYNC_API int fastsync_wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)

@@ -508,7 +508,9 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     fastsync__os2_lock(t->lock[b]);
     /* relaxed: the bucket's lock orders it (see above); the caller re-reads the word with
      * the order it needs. */
-    if (fastsync__load((FASTSYNC__ATOMIC(uint32_t) *)word, memory_order_relaxed) == expected) {
+    if (fastsync__load((FASTSYNC__ATOMIC(uint32_t) *)word, memory_order_relaxed) != expected) {
+        err = EAGAIN; /* no wake taken */
+    } else {
         s->word = (uintptr_t)word;
         s->pid = fastsync__os2_pid();
         s->shared = shared != 0;

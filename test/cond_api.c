@@ -6,8 +6,8 @@
  * a bad tv_nsec) and ETIMEDOUT for a past deadline, each at once with the mutex still held,
  * and ETIMEDOUT after a short sleep with the mutex held again; the ticket's awaits: EINVAL
  * and ETIMEDOUT, each leaving no ticket registered; a signal pending for a ticket is taken
- * by await at once, even with a past deadline; with 65535 tickets registered, register and
- * wait say EAGAIN. */
+ * by await at once, even with a past deadline; with FASTSYNC_COND_TICKETS_MAX (2047) tickets
+ * registered, register and wait say EAGAIN, and every ticket can still be cancelled. */
 #include "harness.h"
 
 static fastsync_cond_t gc = FASTSYNC_COND_INIT;
@@ -20,7 +20,7 @@ int main(void)
     fastsync_cond_ticket_t t;
     struct timespec d;
 
-    ok(sizeof(fastsync_cond_t) == 8, "sizeof(fastsync_cond_t) == 8");
+    ok(sizeof(fastsync_cond_t) == 16, "sizeof(fastsync_cond_t) == 16");
     ok(sizeof(fastsync_cond_ticket_t) == 8, "sizeof(fastsync_cond_ticket_t) == 8");
     is_int(fastsync_cond_init(&c, 0), 0, "init, private");
     is_int(fastsync_cond_init(&c, 2), EINVAL, "init, unknown flag: EINVAL");
@@ -87,21 +87,28 @@ int main(void)
     is_int(test_cond_pending(&c), 1, "... one signal pending");
     d = test_ts(0, 0);
     is_int(fastsync_cond_timedawait(&c, &t, &d), 0, "timedawait, past deadline, signal pending: 0");
-    is_int(test_cond_word(&c) >> 32, 0, "... no ticket, no signal left");
+    is_int(test_cond_left(&c), 0, "... no ticket, no signal left");
     fastsync_cond_register(&c, &t);
     is_int(fastsync_cond_broadcast(&c), 0, "broadcast with a ticket registered: 0");
     is_int(fastsync_cond_await(&c, &t), 0, "await after it: 0 at once");
-    is_int(test_cond_word(&c) >> 32, 0, "... no ticket, no signal left");
+    is_int(test_cond_left(&c), 0, "... no ticket, no signal left");
     is_int(fastsync_cond_destroy(&c), 0, "destroy");
 
-    /* white-box: a word with FASTSYNC_COND_TICKETS_MAX tickets registered (relaxed: no other
-     * thread uses it) */
-    fastsync__store(&c.state, (uint64_t)FASTSYNC_COND_TICKETS_MAX << 32, memory_order_relaxed);
-    is_int(fastsync_cond_register(&c, &t), EAGAIN, "register with 65535 tickets registered: EAGAIN");
+    static fastsync_cond_ticket_t many[FASTSYNC_COND_TICKETS_MAX];
+    int all = 1;
+    for (int i = 0; i < FASTSYNC_COND_TICKETS_MAX; i++) all &= fastsync_cond_register(&c, &many[i]) == 0;
+    ok(all, "%d tickets registered", FASTSYNC_COND_TICKETS_MAX);
+    is_int(fastsync_cond_register(&c, &t), EAGAIN, "register with %d tickets registered: EAGAIN",
+           FASTSYNC_COND_TICKETS_MAX);
     fastsync_mutex_lock(&m);
-    is_int(fastsync_cond_wait(&c, &m), EAGAIN, "wait with 65535 tickets registered: EAGAIN");
+    is_int(fastsync_cond_wait(&c, &m), EAGAIN, "wait with %d tickets registered: EAGAIN", FASTSYNC_COND_TICKETS_MAX);
     is_int(test_mutex_state(&m), 1, "... the mutex held");
     fastsync_mutex_unlock(&m);
     is_int(test_cond_waiters(&c), FASTSYNC_COND_TICKETS_MAX, "... the count unchanged");
+    is_int(fastsync_cond_signal(&c), 0, "a signal to the full condvar");
+    for (int i = 0; i < FASTSYNC_COND_TICKETS_MAX; i++) all &= fastsync_cond_cancel(&c, &many[i]) == 0;
+    ok(all, "every ticket cancelled");
+    is_int(test_cond_left(&c), 0, "... no ticket, no signal left");
+    is_int(fastsync_cond_destroy(&c), 0, "destroy");
     return done_testing();
 }

@@ -75,7 +75,7 @@ static void turns(const char *name, bool pinned)
     is_int(test_reap(pid), 0, "turns %s: the child exited with 0 (its calls returned 0)", name);
     is_int(errors, 0, "turns %s: the parent's calls returned 0", name);
     is_int(sh->counter, 2 * ROUNDS, "turns %s: counter == 2 x %d", name, ROUNDS);
-    is_int(test_cond_word(&sh->c) >> 32, 0, "turns %s: no ticket, no signal left", name);
+    is_int(test_cond_left(&sh->c), 0, "turns %s: no ticket, no signal left", name);
 }
 
 int main(void)

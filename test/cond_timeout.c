@@ -61,14 +61,14 @@ static void cases(bool ticket)
     int r = timed(ticket, 100000000);
     is_int(atomic_load(&signal_in_window), 0, "late signal, %s: the signal came after the futex wait", how);
     is_int(r, 0, "late signal, %s: the wait reports 0 (it took the signal)", how);
-    is_int(test_cond_word(&c) >> 32, 0, "late signal, %s: no ticket, no signal left", how);
+    is_int(test_cond_left(&c), 0, "late signal, %s: no ticket, no signal left", how);
 
     r = timed(ticket, 20000000);
     is_int(r, ETIMEDOUT, "no signal, %s: ETIMEDOUT", how);
     unsigned long k0 = test_kernel_wakes();
     fastsync_cond_signal(&c);
     is_int(test_kernel_wakes() - k0, 0, "no signal, %s: a signal afterwards wakes nobody", how);
-    is_int(test_cond_word(&c) >> 32, 0, "no signal, %s: ... and leaves nothing", how);
+    is_int(test_cond_left(&c), 0, "no signal, %s: ... and leaves nothing", how);
 
     int rb = -1;
     pthread_t b = test_thread_start(untimed, &rb);
@@ -80,7 +80,7 @@ static void cases(bool ticket)
     fastsync_cond_signal(&c);
     test_thread_join(b);
     is_int(rb, 0, "two waiters, %s: the next signal goes to B", how);
-    is_int(test_cond_word(&c) >> 32, 0, "two waiters, %s: no ticket, no signal left", how);
+    is_int(test_cond_left(&c), 0, "two waiters, %s: no ticket, no signal left", how);
 }
 
 int main(void)

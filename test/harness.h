@@ -50,8 +50,9 @@
  *                                test_kernel_waits() before they started (each made its
  *                                first kernel wait)
  *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
- *   test_cond_waiters(c), test_cond_pending(c), test_cond_word(c), test_dump_cond(what, c)
- *                                the condvar's registered tickets, pending signals
+ *   test_cond_waiters(c), test_cond_pending(c), test_cond_left(c), test_cond_word(c),
+ *   test_dump_cond(what, c)      the condvar's tickets registered and not gone, of those the
+ *                                ones owed a return of 0, what it still holds (0: nothing)
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -261,15 +262,26 @@ static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
          (v & FASTSYNC__MX_SHARED) != 0);
 }
 
-/* The condition variable's registered tickets (W) and pending signals (P). */
+/* The condition variable's tickets registered and not gone yet (a return or a cancel
+ * deregisters them), and how many of those are owed a return of 0: a signal pending in the
+ * current group, or released by a signal or broadcast and not returned yet. */
 static inline uint32_t test_cond_waiters(const fastsync_cond_t *c)
 {
-    return fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed));
+    return fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_LIVE;
 }
 
 static inline uint32_t test_cond_pending(const fastsync_cond_t *c)
 {
-    return fastsync__cv_pending(fastsync__load(&c->state, memory_order_relaxed));
+    struct fastsync__cv s = fastsync__cv_get(fastsync__load(&c->state, memory_order_relaxed));
+    uint32_t live = test_cond_waiters(c);
+    return live > s.u + s.n ? live - s.u - s.n : 0;
+}
+
+/* What the condvar still holds: live tickets plus the tickets and signals its word counts; 0
+ * when every ticket has gone and no signal is left. */
+static inline uint32_t test_cond_left(const fastsync_cond_t *c)
+{
+    return test_cond_waiters(c) + fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed));
 }
 
 static inline uint64_t test_cond_word(const fastsync_cond_t *c)
@@ -280,9 +292,12 @@ static inline uint64_t test_cond_word(const fastsync_cond_t *c)
 static inline void test_dump_cond(const char *what, const fastsync_cond_t *c)
 {
     uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
-    diag("%s: word 0x%016" PRIx64 " (seq %" PRIu32 ", shared %d, tickets %" PRIu32 ", pending %" PRIu32 ")",
-         what, v, (uint32_t)v & FASTSYNC__CV_SEQ, fastsync__cv_shared(v), fastsync__cv_waiters(v),
-         fastsync__cv_pending(v));
+    uint32_t users = fastsync__load(&c->users, memory_order_relaxed);
+    struct fastsync__cv s = fastsync__cv_get(v);
+    diag("%s: word 0x%016" PRIx64 " (group %" PRIu32 ": %" PRIu32 " without a signal, %" PRIu32
+         " pending; next group %" PRIu32 "; KP %" PRIu32 ", FWD %" PRIu32 "), live %" PRIu32 ", shared %d",
+         what, v, s.g, s.u, s.p, s.n, s.kp, s.fwd, users & FASTSYNC__CV_LIVE,
+         (users & FASTSYNC__CV_SHARED) != 0);
 }
 
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)
