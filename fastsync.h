@@ -99,10 +99,14 @@
  *   Not a cancellation point (as pthread_mutex_lock); no fairness promised; a thread that
  *   locks a mutex it holds deadlocks (a timed lock times out); any thread may unlock.
  *
- * Condition variable, 8 bytes, counters only (so FASTSYNC_SHARED works across processes):
+ * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
  *   int  fastsync_cond_init(fastsync_cond_t *c, int flags);           EINVAL: bad flags
- *   int  fastsync_cond_destroy(fastsync_cond_t *c);     EBUSY while a ticket is registered
+ *   int  fastsync_cond_destroy(fastsync_cond_t *c);
+ *            EBUSY while a ticket that no signal or broadcast has called is registered; 0 at
+ *            once after a broadcast (or signals that called every ticket): it waits for the
+ *            released waiters to finish with the object (yielding; EBUSY after a second in
+ *            which none did: one died). Then the memory may be freed.
  *   int  fastsync_cond_signal(fastsync_cond_t *c);      always 0
  *   int  fastsync_cond_broadcast(fastsync_cond_t *c);   always 0
  *   int  fastsync_cond_wait(fastsync_cond_t *c, fastsync_mutex_t *m);
@@ -114,19 +118,22 @@
  *            wait returns (also with ETIMEDOUT). 0: a signal or broadcast woke it (never
  *            spuriously); ETIMEDOUT, EINVAL (the deadline, as below: returned at once, m
  *            held throughout); EPERM: m was not locked (no wait made); EAGAIN:
- *            FASTSYNC_COND_TICKETS_MAX (65535) tickets registered already.
+ *            FASTSYNC_COND_TICKETS_MAX (2047) tickets that nothing has released yet are
+ *            registered already.
  *   The ticket API, for several mutexes or none:
  *   int  fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t);  0, EAGAIN
- *            (65535 registered). Take it before checking the predicates; then exactly one of:
+ *            (2047 registered). Take it before checking the predicates; then exactly one of:
  *   int  fastsync_cond_cancel(fastsync_cond_t *c, fastsync_cond_ticket_t *t);    always 0
- *            (a predicate was true: no wait; a signal meant for t is passed on)
+ *            (a predicate was true: no wait; a signal t holds is passed on as the
+ *            delivery rules below say)
  *   int  fastsync_cond_await(fastsync_cond_t *c, fastsync_cond_ticket_t *t);     always 0
  *   int  fastsync_cond_timedawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
  *                                 const struct timespec *abs_monotonic);
  *   int  fastsync_cond_clockawait(fastsync_cond_t *c, fastsync_cond_ticket_t *t,
  *                                 clockid_t clock, const struct timespec *abs);
  *            0: a signal or broadcast made after t was registered woke it; ETIMEDOUT;
- *            EINVAL (the deadline). Every one of them deregisters t, whatever it returns.
+ *            EINVAL (the deadline: a malformed one only when t has no signal to take).
+ *            Every one of them deregisters t, whatever it returns.
  *   FASTSYNC_COND_INIT  static initializer (process-private)
  *   Intended use (two queues, each with its own mutex, one consumer; producers push under
  *   their queue's mutex, unlock, then signal):
@@ -217,20 +224,35 @@
  *     lock synchronizes-with the unlock before it. An unlock touches the mutex only up to
  *     that RMW: the next owner may destroy and free it at once.
  *   - signal and broadcast with no ticket registered (or each registered ticket already
- *     owed a signal): one load, no write, no syscall. Otherwise one RMW and one
- *     FUTEX_WAKE (of one thread; broadcast: all), after which the condvar is not touched:
- *     the waiter may destroy and free it at once. A wait registers and deregisters with
- *     one RMW each and makes no syscall unless it sleeps; it does not spin.
- *   - Condition variable: a signal lets exactly one registered ticket's wait return 0 (one
- *     registered at the signal, or later, if a waiter it reached is cancelled and passes it
- *     on); which one is not said: no FIFO. A broadcast lets every ticket registered at it
- *     return 0. A wait returns 0 only for a signal or broadcast: no spurious wakeups. A
- *     waiter that times out neither keeps nor leaks a signal: if one was owed to it by the
- *     time it deregisters, it returns 0 instead. A successful wait synchronizes-with the
- *     signal or broadcast that woke it. Its 31-bit sequence wraps: a waiter descheduled
- *     while exactly k * 2^31 signals happen may miss one (the Condition variable section).
+ *     owed a signal): one load, no write, no syscall. Otherwise a load of the shared flag,
+ *     one RMW and one FUTEX_WAKE (of one thread; broadcast: all), after which the condvar
+ *     is not touched: the waiter may destroy and free it at once. A wait registers with two
+ *     RMWs (its count of live tickets, then the word) and deregisters with one or two, and
+ *     makes no syscall unless it sleeps; it does not spin.
+ *   - Condition variable, delivery (the Condition variable section has the groups behind
+ *     these rules):
+ *     - every ticket registered before a broadcast returns 0 from its wait, however many
+ *       register later and whatever they, signals and cancels do;
+ *     - a signal goes to exactly one ticket that was registered before it and that no
+ *       earlier signal or broadcast has called (which one is not said: older tickets
+ *       first, by groups, no FIFO inside a group); a ticket registered after a signal
+ *       never takes it, nor does one a broadcast has released; with no such ticket the
+ *       signal has no effect;
+ *     - a ticket cancelled (fastsync_cond_cancel, or pthread_cancel in a wait) that a
+ *       signal had called passes that signal on only to a ticket registered before it:
+ *       to the other tickets of its group while any of them has none; once each of its
+ *       group had one (a signal released the group), the first such cancel in the group
+ *       passes it to the next group if that group is still the one signals go to; any
+ *       other cancel of a released ticket drops its signal (cancel returns 0);
+ *     - a wait returns 0 only for a signal or broadcast: no spurious wakeups; a waiter that
+ *       times out neither keeps nor leaks a signal: if one was owed to it by the time it
+ *       deregisters, it returns 0 instead;
+ *     - a successful wait synchronizes-with the signal or broadcast that woke it.
+ *     The group number has 29 bits: a released ticket descheduled between its release and
+ *     its look at the word while exactly k * 2^29 groups form misreads its state (the
+ *     Condition variable section).
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
- *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_cond_t) == 8 (8-aligned; a
+ *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_cond_t) == 16 (8-aligned; a
  *     fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
@@ -246,11 +268,12 @@
  *     sleepers asleep until their deadline or a reset and another set (a set on a set
  *     event does nothing).
  *   - A condition variable waiter that dies registered (killed, or cancelled
- *     asynchronously) leaves its ticket counted: destroy says EBUSY, and the ticket takes
- *     one signal as a live waiter would (a signal that covers it wakes nobody for it);
+ *     asynchronously) leaves its ticket counted: destroy says EBUSY until a signal or
+ *     broadcast releases it, then waits a second and says EBUSY (it never goes); the ticket
+ *     takes one signal as a live waiter would (a signal given to it wakes nobody for it);
  *     after that it costs nothing, and live waiters lose nothing. A signaler that dies
- *     between its RMW and its wake leaves its signal pending with its waiter asleep until
- *     the next signal or broadcast that finds an uncovered waiter, or its deadline.
+ *     between its RMW and its wake leaves its signal with its waiter asleep until the next
+ *     signal or broadcast that wakes that waiter's group, or its deadline.
  *   - A thread or process that dies holding a mutex leaves it locked for good (no robust
  *     kind: the owner is not recorded); one that dies asleep in lock leaves the word saying
  *     CONTENDED: the next unlock makes one needless FUTEX_WAKE.
@@ -260,7 +283,9 @@
  *
  * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
  *   event_reset, event_is_set, cond_signal, cond_broadcast and deadline_in may be called
- *   from a signal handler (lock-free atomics and raw system calls; errno is kept). The
+ *   from a signal handler (lock-free atomics and raw system calls; errno is kept; a
+ *   cond_destroy that waits for released waiters yields, and if the interrupted thread is
+ *   one of them it says EBUSY after a second). The
  *   blocking waits may not (they change the cancellation type, and may sleep on an object
  *   the interrupted thread is using). The POSIX backend: the same but post, post_n,
  *   event_set, cond_signal and cond_broadcast, which lock its wait table when a waiter is
@@ -311,7 +336,7 @@
 #define FASTSYNC_H
 
 #define FASTSYNC_VERSION_MAJOR 0
-#define FASTSYNC_VERSION_MINOR 2
+#define FASTSYNC_VERSION_MINOR 3
 #define FASTSYNC_VERSION_PATCH 0
 
 /* The backend: the part below the seam that knows the platform (see "The seam"). Exactly one
@@ -2512,7 +2537,8 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * event drains its semaphores with trywait afterwards (examples/worker.c).
  *
  * The wait:
- *   1. look at every entry in order, as trywait would; the first ready one wins;
+ *   1. look at every entry in order, as trywait would; the first ready one wins (each
+ *      event's generation is recorded: the wait begins at this look);
  *   2. register on every semaphore: waiters += 1 (posts then wake); a ticket is registered
  *      already;
  *   3. look again in order, now as a registered waiter (a semaphore's token is taken with
@@ -2530,10 +2556,10 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * sleeps on. So leaving a semaphore passes the wake on, as a cancelled waiter does
  * (fastsync__sem_cancelled): if the leave's RMW shows a token and another registered
  * waiter, one FUTEX_WAKE (a needless one only makes a sleeper look again). A signal, like a
- * post, wakes one sleeper: a ticket that leaves the wait with a signal pending on its
- * condvar, having slept on it in this wait, wakes that condvar's sleepers (all: a wake of
- * one may reach an uncalled ticket, which would pass it on in turn), so that the called
- * ticket the signal may belong to looks again. Events need nothing: a set wakes everyone.
+ * post, wakes one sleeper: a ticket entry whose condvar's wake this wait may have taken
+ * (its sleep returned 0) and that it does not use, as it sleeps again or leaves, passes it
+ * on as a condvar wait does (fastsync__cv_forward: one wake of all, at most once per
+ * signal). Events need nothing: a set wakes everyone.
  * (test/wait_any_forward.c and the GenMC harness wait_any_genmc check this.)
  *
  * The sleep: futex_waitv on Linux >= 5.16 (one system call for every word, each with its
