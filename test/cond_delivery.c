@@ -13,12 +13,14 @@
  *        no effect on later tickets; signals go to the oldest group first (a signal that
  *        completes A and B's group is not also C's);
  *   rule 5a: a ticket of the current group cancelled: the group's signal stays with the
- *        others (B), never with a ticket registered after it (C);
+ *        others (B), never with a ticket registered after it (C), also when the last of
+ *        them is cancelled too;
  *   rule 5b: a group released by signals, one of its tickets cancelled: passed on to the
  *        next group when that group was formed before the last signal and is still
  *        current with a ticket lacking one; dropped when the tickets after it registered
  *        after both signals, when it is a second cancel of the group, and when the group
- *        after it is no longer current; a pass that completes the next group;
+ *        after it is no longer current; a pass that completes the next group, which then
+ *        has nothing to pass to a ticket registered after its signals;
  *   rule 5c: a ticket released by a broadcast, cancelled, passes nothing on;
  *   EAGAIN with FASTSYNC_COND_TICKETS_MAX tickets registered (register and wait), every one
  *        of them still registered and released by a broadcast, and every one deregistered
@@ -213,6 +215,19 @@ static void rule5a(void)
     diag("%s: A, B, C registered, signal, A cancels: B %s, C %s", name, rs(rb), rs(rc));
     is_int((rb == 0) + (rc == 0), 1, "%s: exactly one of B, C looks 0 (the one signal stayed in the group)", name);
     left_clean(name);
+
+    /* The group is completed by B's cancel (A alone left, with the signal): A's cancel then
+     * has only the one signal, made before C registered, to give (rule 2: not to C). */
+    name = "5a, then the last";
+    fresh();
+    fastsync_cond_register(&c, &a);
+    fastsync_cond_register(&c, &b);
+    fastsync_cond_signal(&c);
+    fastsync_cond_register(&c, &cc);
+    fastsync_cond_cancel(&c, &b);
+    fastsync_cond_cancel(&c, &a);
+    LOOKS(name, cc, ETIMEDOUT, "A, B registered, signal, C registered, B and A cancel: C looks ETIMEDOUT");
+    left_clean(name);
 }
 
 static void rule5b(void)
@@ -288,6 +303,25 @@ static void rule5b(void)
     fastsync_cond_cancel(&c, &b); /* dropped */
     LOOKS(name, cc, 0, "A, B registered, signal, C, D registered, signal, signal, A, B cancel: C looks 0");
     LOOKS(name, d, 0, "D looks 0");
+    left_clean(name);
+
+    /* C and D's group completed by A's pass-on: their signals (the second, passed, and the
+     * third) were both made before E registered, so C's cancel gives E nothing (rule 2). */
+    name = "5b, a group completed by a pass-on";
+    fresh();
+    fastsync_cond_register(&c, &a);
+    fastsync_cond_register(&c, &b);
+    fastsync_cond_signal(&c);
+    fastsync_cond_register(&c, &cc);
+    fastsync_cond_register(&c, &d);
+    fastsync_cond_signal(&c); /* A, B released; C and D's group current */
+    fastsync_cond_signal(&c); /* one of C, D has it */
+    fastsync_cond_register(&c, &e);
+    fastsync_cond_cancel(&c, &a); /* passed on: C and D's group complete */
+    fastsync_cond_cancel(&c, &cc);
+    LOOKS(name, e, ETIMEDOUT, "A, B registered, signal, C, D registered, signal, signal, E registered, A and C cancel: E looks ETIMEDOUT");
+    LOOKS(name, d, 0, "D looks 0");
+    LOOKS(name, b, 0, "B looks 0");
     left_clean(name);
 }
 
