@@ -39,7 +39,7 @@
 #include "harness.h"
 #include "cond_spec.h"
 
-enum { LIVE_MAX = 8, OPS_MAX = 40, LOG_MAX = OPS_MAX + LIVE_MAX + 8, IDS_MAX = LOG_MAX, REC_MAX = LOG_MAX };
+enum { LIVE_MAX = 8, OPS_MAX = 64, LOG_MAX = OPS_MAX + LIVE_MAX + 8, IDS_MAX = LOG_MAX, REC_MAX = LOG_MAX };
 enum { RD_EAGER_EMPTY = 1, RD_EAGER_FILLED = 2, RD_EAGER_PASS = 4, READINGS = 8 };
 
 /* ---- the reference model ---- */
@@ -344,6 +344,10 @@ static void run_sequence(uint64_t rng, struct seq_result *s)
     fastsync_cond_init(&c, 0);
     s->n = 0;
     int ops = 8 + (int)(test_rand(&rng) % (OPS_MAX - 8 + 1));
+    /* the sequence's own mix of calls (percent): register, signal, broadcast, cancel; the
+     * rest looks */
+    unsigned w_reg = 15 + (unsigned)(test_rand(&rng) % 26), w_sig = 15 + (unsigned)(test_rand(&rng) % 26);
+    unsigned w_bc = (unsigned)(test_rand(&rng) % 9), w_cancel = 5 + (unsigned)(test_rand(&rng) % 26);
     for (int i = 0; i < ops + LIVE_MAX; i++) {
         struct cs_event e = { CS_SIG, 0, 0 };
         if (i >= ops) { /* the end: every ticket left looks, in a random order */
@@ -352,10 +356,10 @@ static void run_sequence(uint64_t rng, struct seq_result *s)
         } else {
             unsigned x = (unsigned)(test_rand(&rng) % 100);
             if (nlive == 0) e.kind = x < 70 ? CS_REG : x < 95 ? CS_SIG : CS_BC;
-            else if (x < 25) e.kind = nlive < LIVE_MAX ? CS_REG : CS_SIG;
-            else if (x < 55) e.kind = CS_SIG;
-            else if (x < 60) e.kind = CS_BC;
-            else if (x < 75) e.kind = CS_CANCEL;
+            else if (x < w_reg) e.kind = nlive < LIVE_MAX ? CS_REG : CS_SIG;
+            else if (x < w_reg + w_sig) e.kind = CS_SIG;
+            else if (x < w_reg + w_sig + w_bc) e.kind = CS_BC;
+            else if (x < w_reg + w_sig + w_bc + w_cancel) e.kind = CS_CANCEL;
             else e.kind = CS_LOOK;
         }
         if (e.kind == CS_REG) {
