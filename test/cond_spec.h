@@ -48,10 +48,11 @@
  *   whose registration ends in ETIMEDOUT is never a branch's choice (it would fail there);
  *   and with no broadcast left in the log, a state in which more uncalled tickets must
  *   still return 0 than there are signals to come plus called tickets that will be
- *   cancelled (each may give its one signal away) is a dead end. The log is explained iff some path reaches its end. The states found to
- *   lead nowhere are remembered in a hash set keyed by (position, uncalled, masks), so no
- *   state is explored twice: the slots are assigned by the log alone, so the registered set
- *   at a position is the same on every path. With at most 8 tickets registered (the tests)
+ *   cancelled (each may give its one signal away) is a dead end. The log is explained iff
+ *   some path reaches its end. The states found to lead nowhere (at the branching events)
+ *   are remembered in a hash set keyed by (position, uncalled, masks), so none is explored
+ *   twice: the slots are assigned by the log alone, so the registered set at a position is
+ *   the same on every path. With at most 8 tickets registered (the tests)
  *   a log is checked in microseconds; the set is bounded (CS_STATES_MAX: then the answer is
  *   CS_TOO_HARD, never a guess).
  * On a log it cannot explain, the report names the furthest event any choice got to and why
@@ -62,7 +63,7 @@
  *       registered, registered twice, or more than 16 at once; why->msg says), CS_TOO_HARD
  *       (-2). why may be NULL.
  *   const char *cs_event_str(const struct cs_event *e, char *buf, size_t size);
- *   void cs_print_log(const struct cs_event *log, size_t n, int mark);  diag lines, the
+ *   void cs_print_log(const struct cs_event *log, size_t n, long mark);  diag lines, the
  *       event at index mark (or none: -1) marked with "<--"
  */
 #ifndef FASTSYNC_TEST_COND_SPEC_H
@@ -103,7 +104,8 @@ static inline const char *cs_event_str(const struct cs_event *e, char *buf, size
     const char *k = e->kind >= CS_REG && e->kind <= CS_RET ? name[e->kind] : "?";
     if (e->kind == CS_SIG || e->kind == CS_BC) snprintf(buf, size, "%s", k);
     else if (e->kind == CS_REG) snprintf(buf, size, "%s(t%d)", k, e->ticket);
-    else if (e->result == 0 || e->result == ETIMEDOUT) snprintf(buf, size, "%s(t%d)=%s", k, e->ticket, cs_result_str(e->result));
+    else if (e->result == 0 || e->result == ETIMEDOUT)
+        snprintf(buf, size, "%s(t%d)=%s", k, e->ticket, cs_result_str(e->result));
     else snprintf(buf, size, "%s(t%d)=%d", k, e->ticket, e->result);
     return buf;
 }
