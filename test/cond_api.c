@@ -8,6 +8,8 @@
  * and ETIMEDOUT, each leaving no ticket registered; a signal pending for a ticket is taken
  * by await at once, even with a past deadline; with 65535 tickets registered, register and
  * wait say EAGAIN.
+ * destroy (issue 16, item 5): EBUSY while a ticket that nothing has called is registered (two
+ * tickets, one signal: one of them is uncalled), 0 once none is registered.
  * A malformed deadline (issue 16, item 3; tv_nsec 2e9 or -1, or tv_sec and tv_nsec -1) is
  * EINVAL only when the call would block: on a ticket a signal or broadcast has called,
  * timedawait, clockawait MONOTONIC and clockawait REALTIME return 0 (the signal is not
@@ -62,6 +64,24 @@ static int look(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
     struct timespec past = test_ts(0, 0);
     return fastsync_cond_timedawait(c, t, &past);
+}
+
+/* destroy (issue 16, item 5): EBUSY only while an uncalled ticket is registered. One thread:
+ * no ticket that a signal called is left registered when destroy is called (destroy may wait
+ * for such a ticket to finish). */
+static void destroy_busy(fastsync_cond_t *c)
+{
+    fastsync_cond_ticket_t a, b;
+    is_int(fastsync_cond_destroy(c), 0, "destroy, no ticket: 0");
+    fastsync_cond_register(c, &a);
+    fastsync_cond_register(c, &b);
+    is_int(fastsync_cond_destroy(c), EBUSY, "destroy, two uncalled tickets: EBUSY");
+    is_int(fastsync_cond_signal(c), 0, "signal");
+    is_int(fastsync_cond_destroy(c), EBUSY, "destroy, two tickets, one signal (one uncalled): EBUSY");
+    int ra = look(c, &a), rb = look(c, &b);
+    ok((ra == 0) != (rb == 0) && (ra == ETIMEDOUT || rb == ETIMEDOUT),
+       "... then the two looks: one 0, one ETIMEDOUT (A %s, B %s)", code_name(ra), code_name(rb));
+    is_int(fastsync_cond_destroy(c), 0, "destroy, both tickets gone: 0");
 }
 
 /* A malformed deadline on a ticket (issue 16, item 3), for one await and one bad deadline. */
@@ -232,6 +252,7 @@ int main(void)
     is_int(test_cond_word(&c) >> 32, 0, "... no ticket, no signal left");
     is_int(fastsync_cond_destroy(&c), 0, "destroy");
 
+    destroy_busy(&c);
     for (int how = 0; how < AW_KINDS; how++)
         for (int bad = 0; bad < BAD_KINDS; bad++) bad_on_ticket(&c, how, bad);
     for (int which = 0; which < 4; which++) invalid_always(&c, which);
