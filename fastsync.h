@@ -86,8 +86,9 @@
  *   FASTSYNC_EVENT_INIT(set)  static initializer (process-private)
  *   Intended use:  for (;;) { fastsync_event_reset(&e); if (cond()) break; fastsync_event_wait(&e); }
  *
- * Mutex, 4 bytes: a lock is one CAS, an unlock one RMW and a FUTEX_WAKE only when a thread
- * may sleep. The owner is not recorded (see the mutex section for what that rules out).
+ * Mutex, 4 bytes: a lock is one CAS (a FASTSYNC_SHARED mutex's two, see Guarantees), an unlock
+ * one RMW and a FUTEX_WAKE only when a thread may sleep. The owner is not recorded (see the
+ * mutex section for what that rules out).
  *   int  fastsync_mutex_init(fastsync_mutex_t *m, int flags);        EINVAL: bad flags
  *   int  fastsync_mutex_destroy(fastsync_mutex_t *m);                EBUSY while locked
  *   int  fastsync_mutex_lock(fastsync_mutex_t *m);                   always 0
@@ -219,10 +220,14 @@
  *     that stays descheduled while exactly k * 2^29 sets that change the state happen
  *     (536 870 912; a set on a set event does not count) sees its old generation again and
  *     sleeps on, missing those sets.
- *   - A lock that finds the mutex unlocked: one CAS, no syscall. An unlock: one RMW, and a
- *     FUTEX_WAKE (of one thread) only when the word says a thread may sleep. A successful
- *     lock synchronizes-with the unlock before it. An unlock touches the mutex only up to
- *     that RMW: the next owner may destroy and free it at once.
+ *   - A lock that finds the mutex unlocked: one CAS, no syscall. On a FASTSYNC_SHARED mutex
+ *     two CASes, inline, with no load, no call and no syscall: its word holds the shared bit,
+ *     so the CAS from 0 fails and returns the word, and a second CAS from that word takes
+ *     the lock. trylock, timedlock and clocklock: a load and a CAS, shared or not. An unlock:
+ *     a load (of the shared bit) and one RMW, and a FUTEX_WAKE (of one thread) only when the
+ *     word says a thread may sleep. A successful lock synchronizes-with the unlock before
+ *     it. An unlock touches the mutex only up to that RMW: the next owner may destroy and
+ *     free it at once.
  *   - signal and broadcast with no ticket registered (or each registered ticket already
  *     owed a signal): one load, no write, no syscall. Otherwise a load of the shared flag,
  *     one RMW and one FUTEX_WAKE (of one thread; broadcast: all), after which the condvar
@@ -1756,7 +1761,10 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  *                      (2: held, a thread may sleep: unlock must wake one)
  *   bit  2     shared  FASTSYNC_SHARED given at init; never changes afterwards
  *
- * lock:   CAS UNLOCKED -> LOCKED (acquire): one CAS, no syscall. Otherwise spin (below),
+ * lock:   CAS UNLOCKED -> LOCKED (acquire): one CAS, no syscall. A shared mutex's word is
+ *         never 0 (its shared bit), so that CAS fails on it, returning the word; when the word
+ *         is exactly shared | UNLOCKED, a second CAS from it to shared | LOCKED takes the lock,
+ *         inline, with no load (the failed CAS returned the word). Otherwise spin (below),
  *         then exchange the word to CONTENDED until the exchange returns UNLOCKED, sleeping
  *         while the word is CONTENDED. A thread that got the lock this way holds it as
  *         CONTENDED (it cannot know whether others still sleep), so its unlock wakes one.
@@ -1875,9 +1883,10 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     for (int i = 0;; i++) {
         if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
         /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
-         * relaxed: `v` is the fresh poll. Tried once even without spinning: a shared mutex's
-         * lock always comes here (its word holds the shared bit), and would otherwise take
-         * the mutex as CONTENDED and make its unlock wake. */
+         * relaxed: `v` is the fresh poll. Tried once even without spinning: the mutex may
+         * have been unlocked since the caller's CAS (and clocklock's trylock comes here on a
+         * word it saw held), and the exchange below would take it as CONTENDED and make its
+         * unlock wake. */
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
             fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
                                memory_order_acquire, memory_order_relaxed))
@@ -1920,9 +1929,18 @@ FASTSYNC_API int fastsync_mutex_lock(fastsync_mutex_t *m)
 {
     uint32_t v = FASTSYNC__MX_UNLOCKED;
     /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure relaxed:
-     * the slow path reads the word again (a shared mutex always goes there: its word holds
-     * the shared bit). */
+     * `v` is only the guess for the shared mutex's CAS below, itself the acquire RMW that
+     * takes the lock, and the slow path reads the word again. */
     if (fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_LOCKED,
+                             memory_order_acquire, memory_order_relaxed))
+        return 0;
+    /* A shared mutex's word holds its shared bit, so the CAS from 0 fails on it even
+     * unlocked; it returned the word, and when that says "shared, unlocked" one more CAS
+     * from it takes the lock (no load: the failed CAS brought the line). acquire: pairs with
+     * the release exchange in fastsync_mutex_unlock. failure relaxed: the slow path reads
+     * the word again. */
+    if (v == FASTSYNC__MX_SHARED &&
+        fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_SHARED | FASTSYNC__MX_LOCKED,
                              memory_order_acquire, memory_order_relaxed))
         return 0;
     return fastsync__mutex_lock_slow(m, CLOCK_MONOTONIC, NULL);

@@ -3,7 +3,9 @@
  *
  * One source, three peers (as perf2.c): built with gcc the peer is glibc's pthread_mutex_t,
  * with musl-gcc -static musl's, and as C++23 (g++ -x c++ -std=c++23) libstdc++'s std::mutex.
- *   uncontended  one thread, lock + unlock n times: ns per pair (and fastsync's futex calls).
+ *   uncontended  one thread, lock + unlock n times: ns per pair (and fastsync's futex calls);
+ *                fastsync's twice, a process-private mutex and a FASTSYNC_SHARED one (its word
+ *                holds the shared bit, so its lock cannot take the private path's CAS from 0).
  *                Measured once the process has had a second thread: glibc leaves out the lock
  *                prefix of its atomics while a process has only ever had one (3x faster here),
  *                which is not how a mutex is used.
@@ -24,7 +26,8 @@
  *   mutex [--quick] [--reps N] [--ms N] [--csv FILE] [--build NAME] [REGIME...]
  *         REGIME: uncontended contended sleeping (default: all)
  *   mutex --op OP --iters N     one loop only, no output (for callgrind, perf, strace):
- *         OP: lock-fs lock-peer (uncontended), or REGIME<T>-fs / REGIME<T>-peer for T threads
+ *         OP: lock-fs lock-fs-shared lock-peer (uncontended; lock-fs-shared: the same loop,
+ *         fs_lock_loop, on a FASTSYNC_SHARED mutex), or REGIME<T>-fs / REGIME<T>-peer for T threads
  *         sharing N pairs (e.g. sleeping4-peer)
  */
 #include "bench.h"
@@ -63,10 +66,10 @@ static inline void peer_unlock(peer_mutex *m) { pthread_mutex_unlock(m); }
 #endif
 
 /* ---- adapter: fastsync ---- */
-static fastsync_mutex_t *fs_new(void)
+static fastsync_mutex_t *fs_new(int flags)
 {
     fastsync_mutex_t *m = (fastsync_mutex_t *)bench_alloc(sizeof *m);
-    if (fastsync_mutex_init(m, 0) != 0) bench_fail("fastsync_mutex_init");
+    if (fastsync_mutex_init(m, flags) != 0) bench_fail("fastsync_mutex_init");
     return m;
 }
 static void fs_free(fastsync_mutex_t *m)
@@ -80,8 +83,13 @@ static inline void fs_unlock(fastsync_mutex_t *m) { fastsync_mutex_unlock(m); }
 enum { MAXT = 8, NIMPL = 2, CPUS = 2 };
 enum { IMPL_FS, IMPL_PEER };
 static const char *const impl_variant[NIMPL] = { "fastsync", "peer" };
+/* The uncontended run only: fastsync on a FASTSYNC_SHARED mutex (where the backend has them;
+ * elsewhere a private one, and the row says so). */
+enum { IMPL_FS_SHARED = NIMPL };
+#define FS_SHARED_FLAGS (FASTSYNC_HAS_SHARED ? FASTSYNC_SHARED : 0)
 
-/* The loops that callgrind measures (--toggle-collect=*P_lock_loop*): lock + unlock, n times. */
+/* The loops that callgrind measures (--toggle-collect=P_lock_loop; bench/run: FS_LOCK_LOOP):
+ * lock + unlock, n times. */
 #define LOCK_LOOP(P, type)                                                                    \
     BENCH_NOINLINE static void P##_lock_loop(type *m, long n)                                 \
     {                                                                                         \
@@ -93,13 +101,14 @@ static const char *const impl_variant[NIMPL] = { "fastsync", "peer" };
 LOCK_LOOP(fs, fastsync_mutex_t)
 LOCK_LOOP(peer, peer_mutex)
 
-/* One thread, n pairs: ns per pair; *futex gets fastsync's futex calls per pair. */
+/* One thread, n pairs: ns per pair; *futex gets fastsync's futex calls per pair. impl:
+ * IMPL_FS, IMPL_PEER or IMPL_FS_SHARED. */
 static double uncontended(int impl, long n, double *futex)
 {
     unsigned long f0 = bench_futex_calls();
     uint64_t t0 = 0, t1 = 0;
-    if (impl == IMPL_FS) {
-        fastsync_mutex_t *m = fs_new();
+    if (impl != IMPL_PEER) {
+        fastsync_mutex_t *m = fs_new(impl == IMPL_FS_SHARED ? FS_SHARED_FLAGS : 0);
         t0 = bench_now_ns();
         fs_lock_loop(m, n);
         t1 = bench_now_ns();
@@ -200,7 +209,7 @@ static struct result contend(int impl, int regime, int nt, unsigned ms, unsigned
     r.inside = work_inside[regime];
     r.outside = work_outside[regime];
     r.limit = pairs / (unsigned long)nt;
-    r.fm = fs_new();
+    r.fm = fs_new(0);
     r.pm = peer_new();
     r.data = (struct shared_data *)bench_alloc(sizeof *r.data);
     /* relaxed: the threads that read them are created after these stores. */
@@ -242,6 +251,7 @@ static int run_op(const char *op, long n)
     int nt = 0, reg;
     if (n <= 0) n = 1;
     if (strcmp(op, "lock-fs") == 0) (void)uncontended(IMPL_FS, n, &unused);
+    else if (strcmp(op, "lock-fs-shared") == 0) (void)uncontended(IMPL_FS_SHARED, n, &unused);
     else if (strcmp(op, "lock-peer") == 0) (void)uncontended(IMPL_PEER, n, &unused);
     else {
         for (reg = 0; reg < NREG; reg++) {
@@ -293,14 +303,16 @@ int main(int argc, char **argv)
     static const int threads[] = { 2, 4, 8 };
     enum { NT = sizeof threads / sizeof threads[0] };
     /* [impl][rep] and [regime][T][impl][rep] samples */
-    double *v = (double *)calloc((size_t)R * (2 * NIMPL + 3 * NREG * NT * NIMPL), sizeof(double));
+    /* [impl][rep] samples for the uncontended run (NIMPL + 1: the shared mutex too) */
+    enum { NUNC = NIMPL + 1 };
+    double *v = (double *)calloc((size_t)R * (2 * NUNC + 3 * NREG * NT * NIMPL), sizeof(double));
     if (!v) bench_fail("out of memory");
-    double *unc = v, *unc_fx = v + NIMPL * R, *cont = v + 2 * NIMPL * R;
+    double *unc = v, *unc_fx = v + NUNC * R, *cont = v + 2 * NUNC * R;
 #define UNC(a, i, r) (a)[(i) * R + (r)]
 #define CONT(m, g, k, i, r) cont[((((m) * NREG + (g)) * NT + (k)) * NIMPL + (i)) * R + (r)]
 
     for (int r = 0; r < R; r++) {
-        for (int i = 0; t_unc && i < NIMPL; i++)
+        for (int i = 0; t_unc && i < NUNC; i++)
             UNC(unc, i, r) = uncontended(i, n_unc, &UNC(unc_fx, i, r));
         for (int g = 0; g < NREG; g++)
             for (int k = 0; t_reg[g] && k < NT; k++)
@@ -314,16 +326,18 @@ int main(int argc, char **argv)
 
     printf("mutex: %s, fastsync FASTSYNC_SPIN=%d+%d; median of %d; %ld CPUs, threads limited to %d;"
            " %u ms per run\n", o.build, FASTSYNC_SPIN, FASTSYNC_SPIN_YIELDS, R, bench_ncpu(), CPUS, ms);
-    const char *name[NIMPL] = { "fastsync_mutex_t", PEER_NAME };
+    const char *name[NUNC] = { "fastsync_mutex_t", PEER_NAME,
+                               FASTSYNC_HAS_SHARED ? "fastsync, SHARED" : "fastsync (no SHARED)" };
+    static const char *const unc_variant[NUNC] = { "fastsync", "peer", "fastsync_shared" };
     const char *M = "mutex";
     char metric[64];
     if (t_unc) {
         printf("%-10s %-8s %-18s %14s %10s\n", "uncontended", "", "mutex", "ns/pair", "futex/pair");
-        for (int i = 0; i < NIMPL; i++) {
-            double ns = bench_csv_samples(&o, M, impl_variant[i], "uncontended_ns", "ns", &UNC(unc, i, 0), R);
-            if (i == IMPL_FS)
+        for (int i = 0; i < NUNC; i++) {
+            double ns = bench_csv_samples(&o, M, unc_variant[i], "uncontended_ns", "ns", &UNC(unc, i, 0), R);
+            if (i != IMPL_PEER)
                 printf("%-10s %-8s %-18s %14.2f %10.3f\n", "", "", name[i], ns,
-                       bench_csv_samples(&o, M, impl_variant[i], "uncontended_futex", "calls",
+                       bench_csv_samples(&o, M, unc_variant[i], "uncontended_futex", "calls",
                                          &UNC(unc_fx, i, 0), R));
             else
                 printf("%-10s %-8s %-18s %14.2f %10s\n", "", "", name[i], ns, "-");

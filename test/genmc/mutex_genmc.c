@@ -7,14 +7,23 @@
  * a thread asleep for ever, a liveness violation. At the end the count is exact and the
  * mutex unlocked.
  * Planted mistake (plant_mutex_unlock_no_wake.patch): unlock forgets the wake it owes a
- * CONTENDED word. */
+ * CONTENDED word.
+ * mutex_shared_genmc.c includes this file with MUTEX_GENMC_FLAGS FASTSYNC_SHARED: the same
+ * over a shared mutex, whose lock takes an unlocked word by a second CAS (the first, from 0,
+ * fails on its shared bit); the end checks the whole word, the shared bit too. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
 #define FASTSYNC_SPIN 0
 #define FASTSYNC_SPIN_YIELDS 0
 #include "futex_model.h"
 #include "fastsync.h"
 
+#ifndef MUTEX_GENMC_FLAGS
+#define MUTEX_GENMC_FLAGS 0
 static fastsync_mutex_t m = FASTSYNC_MUTEX_INIT;
+#else
+static fastsync_mutex_t m; /* fastsync_mutex_init'ed by main before the threads start */
+#endif
+#define MUTEX_GENMC_WORD0 ((MUTEX_GENMC_FLAGS) ? FASTSYNC__MX_SHARED : 0u) /* the word unlocked */
 static int count; /* plain: the mutex must order every access */
 
 static void *locker(void *unused)
@@ -29,10 +38,12 @@ static void *locker(void *unused)
 int main(void)
 {
     pthread_t t[3];
+#if MUTEX_GENMC_FLAGS
+    assert(fastsync_mutex_init(&m, MUTEX_GENMC_FLAGS) == 0);
+#endif
     for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, locker, NULL);
     for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
     assert(count == 3);
-    assert(fastsync__mx_state(atomic_load_explicit(&m.state, memory_order_relaxed)) ==
-           FASTSYNC__MX_UNLOCKED);
+    assert(atomic_load_explicit(&m.state, memory_order_relaxed) == MUTEX_GENMC_WORD0);
     return 0;
 }
