@@ -2006,10 +2006,10 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *   bits 53..63  N    tickets of the next group
  *   The low 32 bits (P, FWD and the low 20 bits of G) are the futex word: every signal,
  *   broadcast and release changes them, and a sleeper sleeps while they hold what it read.
- * `users`, 32 bits:
- *   bits  0..30  L    live tickets: counted from before a ticket registers until its last
- *                     access to the condvar (destroy waits for them; see "Destroy")
- *   bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ * `users`, 32 bits: L, the live tickets, counted from before a ticket registers until its
+ *   last access to the condvar (destroy waits for them; see "Destroy").
+ * `flags`: FASTSYNC_SHARED given at init; written by init only, so a plain field (its readers
+ *   are ordered after init by whatever published the object).
  * A ticket (the caller's) remembers its group, G + 1 when it registered. From the word it
  * reads where it is: its group is G + 1 (next), G (current), or another one, which a
  * signal or broadcast has released: it returns 0.
@@ -2102,6 +2102,7 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
 typedef struct fastsync_cond {
     FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
     FASTSYNC__ATOMIC(uint32_t) users;                   /* private */
+    uint32_t flags;                                     /* private */
 } fastsync_cond_t;
 
 /* A ticket: the caller's, on its stack; private fields. */
@@ -2111,9 +2112,9 @@ typedef struct fastsync_cond_ticket {
 } fastsync_cond_ticket_t;
 
 #ifdef __cplusplus
-#define FASTSYNC_COND_INIT { { 0 }, { 0 } }
+#define FASTSYNC_COND_INIT { { 0 }, { 0 }, 0 }
 #else
-#define FASTSYNC_COND_INIT { 0, 0 }
+#define FASTSYNC_COND_INIT { 0, 0, 0 }
 #endif
 
 #define FASTSYNC_COND_TICKETS_MAX 2047
@@ -2124,8 +2125,6 @@ typedef struct fastsync_cond_ticket {
 #define FASTSYNC__CV_KP ((uint64_t)1 << 41)           /* may take one signal passed on */
 #define FASTSYNC__CV_U_SHIFT 42
 #define FASTSYNC__CV_N_SHIFT 53
-#define FASTSYNC__CV_LIVE 0x7fffffffu                 /* mask of L in `users` */
-#define FASTSYNC__CV_SHARED 0x80000000u               /* process-shared flag, in `users` */
 #define FASTSYNC__CV_DESTROY_NS 1000000000u          /* destroy's limit without progress */
 
 #define FASTSYNC__CT_WOKEN 1u /* the ticket's last sleep may have taken a wake */
@@ -2203,19 +2202,15 @@ FASTSYNC_API void *fastsync__cv_futex(fastsync_cond_t *c)
     return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&c->state));
 }
 
-FASTSYNC_API int fastsync__cv_shared(fastsync_cond_t *c)
-{
-    /* relaxed: the flag never changes after init. */
-    return (fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_SHARED) != 0;
-}
+FASTSYNC_API int fastsync__cv_shared(const fastsync_cond_t *c) { return (c->flags & FASTSYNC_SHARED) != 0; }
 
 FASTSYNC_API int fastsync_cond_init(fastsync_cond_t *c, int flags)
 {
     if (!fastsync__flags_ok(flags)) return EINVAL;
     /* relaxed: the caller publishes the object with its own happens-before. */
     fastsync__store(&c->state, (uint64_t)0, memory_order_relaxed);
-    fastsync__store(&c->users, (flags & FASTSYNC_SHARED) ? FASTSYNC__CV_SHARED : 0u,
-                    memory_order_relaxed);
+    fastsync__store(&c->users, 0u, memory_order_relaxed);
+    c->flags = (uint32_t)flags;
     return 0;
 }
 
@@ -2226,7 +2221,7 @@ FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
     /* acquire (both): destroy returns 0 only after every ticket's last access (the release
      * L -= 1 in fastsync__cv_gone), so the caller may free the memory. */
     if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
-    uint32_t live = fastsync__load(&c->users, memory_order_acquire) & FASTSYNC__CV_LIVE;
+    uint32_t live = fastsync__load(&c->users, memory_order_acquire);
     return live == 0 ? 0 : fastsync__cond_destroy_wait(c, live);
 }
 
@@ -2240,7 +2235,7 @@ FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t live
         if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
         if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died released */
         fastsync__yield();
-        uint32_t now = fastsync__load(&c->users, memory_order_acquire) & FASTSYNC__CV_LIVE;
+        uint32_t now = fastsync__load(&c->users, memory_order_acquire);
         if (now < live) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
         live = now;
     }
@@ -2327,7 +2322,7 @@ FASTSYNC__COLD void fastsync__cv_forward(fastsync_cond_t *c, fastsync_cond_ticke
         struct fastsync__cv s = fastsync__cv_get(v);
         if (s.fwd) return; /* passed on since the last signal: no sleeper is owed a wake */
         /* relaxed: ordered by the acquire load above (or the CAS's). */
-        uint32_t live = fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_LIVE;
+        uint32_t live = fastsync__load(&c->users, memory_order_relaxed);
         if (s.p == 0 && live - (uint32_t)gone <= s.u + s.p + s.n) return; /* none owed */
         s.fwd = 1;
         /* acquire (both): as the load above, for the retry (FWD itself orders nothing; the

@@ -267,7 +267,7 @@ static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
  * current group, or released by a signal or broadcast and not returned yet. */
 static inline uint32_t test_cond_waiters(const fastsync_cond_t *c)
 {
-    return fastsync__load(&c->users, memory_order_relaxed) & FASTSYNC__CV_LIVE;
+    return fastsync__load(&c->users, memory_order_relaxed);
 }
 
 static inline uint32_t test_cond_pending(const fastsync_cond_t *c)
@@ -292,12 +292,11 @@ static inline uint64_t test_cond_word(const fastsync_cond_t *c)
 static inline void test_dump_cond(const char *what, const fastsync_cond_t *c)
 {
     uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
-    uint32_t users = fastsync__load(&c->users, memory_order_relaxed);
+    uint32_t live = fastsync__load(&c->users, memory_order_relaxed);
     struct fastsync__cv s = fastsync__cv_get(v);
     diag("%s: word 0x%016" PRIx64 " (group %" PRIu32 ": %" PRIu32 " without a signal, %" PRIu32
          " pending; next group %" PRIu32 "; KP %" PRIu32 ", FWD %" PRIu32 "), live %" PRIu32 ", shared %d",
-         what, v, s.g, s.u, s.p, s.n, s.kp, s.fwd, users & FASTSYNC__CV_LIVE,
-         (users & FASTSYNC__CV_SHARED) != 0);
+         what, v, s.g, s.u, s.p, s.n, s.kp, s.fwd, live, (c->flags & FASTSYNC_SHARED) != 0);
 }
 
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)
