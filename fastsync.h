@@ -234,25 +234,28 @@
  *     is not touched: the waiter may destroy and free it at once. A wait registers with two
  *     RMWs (its count of live tickets, then the word) and deregisters with one or two, and
  *     makes no syscall unless it sleeps; it does not spin.
- *   - Condition variable, delivery (the Condition variable section has the groups behind
- *     these rules):
- *     - every ticket registered before a broadcast returns 0 from its wait, however many
- *       register later and whatever they, signals and cancels do;
- *     - a signal goes to exactly one ticket that was registered before it and that no
- *       earlier signal or broadcast has called (which one is not said: older tickets
- *       first, by groups, no FIFO inside a group); a ticket registered after a signal
- *       never takes it, nor does one a broadcast has released; with no such ticket the
- *       signal has no effect;
- *     - a ticket cancelled (fastsync_cond_cancel, or pthread_cancel in a wait) that a
- *       signal had called passes that signal on only to a ticket registered before it:
- *       to the other tickets of its group while any of them has none; once each of its
- *       group had one (a signal released the group), the first such cancel in the group
- *       passes it to the next group if that group is still the one signals go to; any
- *       other cancel of a released ticket drops its signal (cancel returns 0);
- *     - a wait returns 0 only for a signal or broadcast: no spurious wakeups; a waiter that
- *       times out neither keeps nor leaks a signal: if one was owed to it by the time it
- *       deregisters, it returns 0 instead;
- *     - a successful wait synchronizes-with the signal or broadcast that woke it.
+ *   - Condition variable, delivery rules (the Condition variable section has the groups
+ *     behind them; the tests cite them by number):
+ *     1. every ticket registered before a broadcast returns 0 from its wait, however many
+ *        register later and whatever they, signals and cancels do;
+ *     2. a signal goes only to a ticket that was registered before it and that no earlier
+ *        signal or broadcast has called: a ticket registered after a signal never takes
+ *        it, nor does one a broadcast has released; with no such ticket it has no effect;
+ *     3. a signal made while such a ticket waits goes to exactly one of them (which one is
+ *        not said: older tickets first, by groups, no FIFO inside a group), unless that
+ *        one is cancelled (rule 5);
+ *     4. a wait returns 0 only for a signal or broadcast: no spurious wakeups; a waiter that
+ *        times out neither keeps nor leaks a signal: if one was owed to it by the time it
+ *        deregisters, it returns 0 instead; a successful wait synchronizes-with the signal
+ *        or broadcast that woke it;
+ *     5. a ticket cancelled (fastsync_cond_cancel, or pthread_cancel in a wait) passes a
+ *        signal it holds on only to a ticket registered before that signal: (a) a ticket
+ *        of a group that still has tickets without a signal leaves the group's signals to
+ *        them; (b) once each ticket of its group had one and a signal released the group,
+ *        the first such cancel in the group passes one signal to the next group, if that
+ *        group is still the one signals go to and has a ticket without one; any other
+ *        cancel of a released ticket drops its signal (cancel returns 0); (c) a ticket a
+ *        broadcast released has nothing to pass on.
  *     The group number has 29 bits: a released ticket descheduled between its release and
  *     its look at the word while exactly k * 2^29 groups form misreads its state (the
  *     Condition variable section).
@@ -1983,8 +1986,10 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * takes a signal is not said. A new ticket always joins the next group, made of the tickets
  * registered since the current group was formed. Once every ticket of the current group has
  * a signal, the group is released (each of its tickets returns 0, owing nothing to anyone)
- * and the next group becomes the current one; a signal that finds the current group empty
- * first makes the next group current. A broadcast releases both groups. Hence:
+ * and the next group becomes the current one, at once (whether a signal, a cancel or a
+ * pass-on gave the last one); a group whose tickets all leave without one stays the current
+ * group, empty, and the next signal that finds it empty first makes the next group current.
+ * A broadcast releases both groups. Hence:
  *   - a signal goes only to a ticket registered before it (the current group was formed
  *     before the signal, of tickets registered before that) and not yet called (a ticket
  *     that has a signal belongs to a group that takes no more than it has tickets, and a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cond_delivery: to whom a signal goes (issue 16's delivery rules), each case forced, none
+/* cond_delivery: to whom a signal goes (the delivery rules of fastsync.h's manual, Guarantees, cited by number), each case forced, none
  * left to a race. Tickets in one thread, a "look" being a timedawait whose deadline has
  * passed (it returns 0 if a signal or broadcast is owed to the ticket, else ETIMEDOUT, and
  * deregisters it either way):

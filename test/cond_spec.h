@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test/cond_spec.h - does some delivery of the signals explain a condition variable's log?
  *
- * The rules (issue 16's delivery rules 1-5, as the condvar's contract states them):
+ * The rules (the delivery rules 1-5 of fastsync.h's manual (Guarantees)):
  *   - a ticket is "called" by a signal chosen for it, or by a broadcast made while it was
  *     uncalled; it returns 0 (from a wait, an await or a look) only when called, and a look
  *     says ETIMEDOUT only of an uncalled ticket (so a called ticket never times out);
@@ -12,7 +12,7 @@
  *     or passes it on to a ticket registered before that signal and still uncalled (that
  *     ticket is then called by the same signal, and may in turn pass it on); a ticket called
  *     by a broadcast has nothing to pass on.
- * The contract says which of drop and pass ours does (its rule 5b); this checker allows
+ * The contract says which of drop and pass ours does (its rule 5(b)); this checker allows
  * either, as the issue does: it checks the rules, not one implementation's choices.
  *
  * The log: every event in the condvar's order (in a test with threads, logged under the
