@@ -2011,8 +2011,11 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *   bits 53..63  N    tickets of the next group
  *   The low 32 bits (P, FWD and the low 20 bits of G) are the futex word: every signal,
  *   broadcast and release changes them, and a sleeper sleeps while they hold what it read.
- * `users`, 32 bits: L, the live tickets, counted from before a ticket registers until its
- *   last access to the condvar (destroy waits for them; see "Destroy").
+ * `released`, 32 bits: R, the tickets released and not gone yet: whatever releases tickets
+ *   adds them to R before its RMW of `state` (a signal, a broadcast, a cancel or a pass-on
+ *   that releases a group), and each of them takes itself off after its last look at the
+ *   word (destroy waits for them; see "Destroy"). Tickets that leave through an RMW of
+ *   `state` (a claim, a leave) are in the word's counts until then, and never in R.
  * `flags`: FASTSYNC_SHARED given at init; written by init only, so a plain field (its readers
  *   are ordered after init by whatever published the object).
  * A ticket (the caller's) remembers its group, G + 1 when it registered. From the word it
@@ -2020,7 +2023,7 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * signal or broadcast has released: it returns 0.
  *
  * Transitions (each one RMW on `state`):
- *   register   U + P + N < 2047: N += 1; the ticket's group is G + 1   (seq_cst; L += 1 first)
+ *   register   U + P + N < 2047: N += 1; the ticket's group is G + 1   (seq_cst)
  *   signal     U > 0: give; U == 0, N > 0: shift, then give; else nothing (one load, no write)
  *     give     U -= 1, P += 1, FWD = 0; if U == 0, release
  *     shift    G += 1, U = N, N = 0, P = 0, KP = 0        (the next group becomes current)
@@ -2033,7 +2036,8 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *   pass on    KP = 0, give: a released ticket cancelled before it returned, if its group is
  *              G - 1, KP is set and U > 0 (below)
  *   forward    FWD = 1 (below)
- * Each ticket's last access is L -= 1 (release).
+ * A released ticket's last access is R -= 1 (release); every other ticket's, its RMW of
+ * `state`.
  *
  * Why the counts hold: a give moves one ticket of the current group from "no signal" (U)
  * to "has one" (P), and a release when none is left, so P < U + P, or the group is empty.
@@ -2067,8 +2071,8 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * the wake: one of the next group, or of the current group after the signal was claimed by
  * a ticket that had not slept yet. Such a ticket passes the wake on as it sleeps again or
  * leaves: when its last sleep may have taken a wake (it returned 0, or was cancelled in
- * it), a signal is pending (P > 0) or a released ticket has not gone yet (L above the
- * tickets the word counts), and FWD is clear, it sets FWD and wakes every sleeper. Every
+ * it), a signal is pending (P > 0) or a released ticket has not gone yet (R > 0), and FWD
+ * is clear, it sets FWD and wakes every sleeper. Every
  * sleeper then looks again; one that sleeps later read the word after that wake, so while
  * FWD stays set no ticket sleeps that is owed a wake: a pending signal is claimed by a
  * ticket that looks, and a released ticket that looks returns. Only a new signal, broadcast
@@ -2077,12 +2081,12 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * is cancelled and leaves having taken a wake does the same.
  *
  * Destroy. A released ticket still has to look at the word to find out (a thread woken by
- * a broadcast runs later), so destroy right after a broadcast waits for it: while L counts
- * tickets that the word no longer does, destroy polls L, yielding the CPU (sched_yield),
- * until every one has made its last access; it gives up (EBUSY) after a second in which
- * none did (a waiter that died released). A ticket touches the condvar only up to its
- * L -= 1, so once destroy returns 0 the memory may be freed. EBUSY at once while the word
- * counts a ticket that nothing has called (U + N > 0).
+ * a broadcast runs later), so destroy right after a broadcast waits for it: while R > 0,
+ * destroy polls R, yielding the CPU (sched_yield), until every one has made its last
+ * access; it gives up (EBUSY) after a second in which none did (a waiter that died
+ * released). A ticket touches the condvar only up to its R -= 1 (or its RMW of `state`), so
+ * once destroy returns 0 the memory may be freed. EBUSY at once while the word counts a
+ * ticket that nothing has called (U + N > 0).
  *
  * Bounds. G has 29 bits: a released ticket that stays descheduled, between its release
  * and its look at the word, while exactly k * 2^29 (or k * 2^29 - 1) groups are formed after
@@ -2106,7 +2110,7 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
 
 typedef struct fastsync_cond {
     FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
-    FASTSYNC__ATOMIC(uint32_t) users;                   /* private */
+    FASTSYNC__ATOMIC(uint32_t) released;                /* private */
     uint32_t flags;                                     /* private */
 } fastsync_cond_t;
 
@@ -2179,27 +2183,39 @@ FASTSYNC_API int fastsync__cv_where(const struct fastsync__cv *s, const fastsync
     return d == FASTSYNC__CV_G ? FASTSYNC__CV_NEXT : d == 0 ? FASTSYNC__CV_CURRENT : FASTSYNC__CV_RELEASED;
 }
 
-/* The transitions of the same names above, on the fields. */
-FASTSYNC_API void fastsync__cv_release(struct fastsync__cv *s, uint32_t by_signal)
+/* The transitions of the same names above, on the fields; release and give return how many
+ * tickets they released. */
+FASTSYNC_API uint32_t fastsync__cv_release(struct fastsync__cv *s, uint32_t by_signal)
 {
+    uint32_t k = s->p; /* U is 0: each ticket of the group has a signal */
     s->g = (s->g + 1) & FASTSYNC__CV_G;
     s->u = s->n;
     s->n = 0;
     s->p = 0;
     s->kp = by_signal;
+    return k;
 }
 
-FASTSYNC_API void fastsync__cv_give(struct fastsync__cv *s, uint32_t by_signal)
+FASTSYNC_API uint32_t fastsync__cv_give(struct fastsync__cv *s, uint32_t by_signal)
 {
     s->u--;
     s->p++;
     s->fwd = 0;
-    if (s->u == 0) fastsync__cv_release(s, by_signal);
+    return s->u == 0 ? fastsync__cv_release(s, by_signal) : 0;
 }
 
 FASTSYNC_API void fastsync__cv_shift(struct fastsync__cv *s)
 {
-    fastsync__cv_release(s, 0); /* the current group is empty: nothing is released */
+    (void)fastsync__cv_release(s, 0); /* the current group is empty: nothing is released */
+}
+
+/* R counts k tickets for an RMW of `state` about to be tried, *counted for the one tried
+ * before (see `released` above). relaxed: it is sequenced before that RMW, whose release a
+ * destroy's acquire load of `state` reads before it loads R: it then sees them counted. */
+FASTSYNC_API void fastsync__cv_count(fastsync_cond_t *c, uint32_t *counted, uint32_t k)
+{
+    if (k != *counted) (void)fastsync__fetch_add(&c->released, k - *counted, memory_order_relaxed);
+    *counted = k;
 }
 
 FASTSYNC_API void *fastsync__cv_futex(fastsync_cond_t *c)
@@ -2214,45 +2230,46 @@ FASTSYNC_API int fastsync_cond_init(fastsync_cond_t *c, int flags)
     if (!fastsync__flags_ok(flags)) return EINVAL;
     /* relaxed: the caller publishes the object with its own happens-before. */
     fastsync__store(&c->state, (uint64_t)0, memory_order_relaxed);
-    fastsync__store(&c->users, 0u, memory_order_relaxed);
+    fastsync__store(&c->released, 0u, memory_order_relaxed);
     c->flags = (uint32_t)flags;
     return 0;
 }
 
-FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t live);
+FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t released);
 
 FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 {
-    /* acquire (both): destroy returns 0 only after every ticket's last access (the release
-     * L -= 1 in fastsync__cv_gone), so the caller may free the memory. */
+    /* acquire (both): destroy returns 0 only after every ticket's last access (an RMW of
+     * `state`, or a released ticket's release R -= 1 in fastsync__cv_gone), so the caller
+     * may free the memory; and a release it sees in `state` has its tickets in R. */
     if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
-    uint32_t live = fastsync__load(&c->users, memory_order_acquire);
-    return live == 0 ? 0 : fastsync__cond_destroy_wait(c, live);
+    uint32_t r = fastsync__load(&c->released, memory_order_acquire);
+    return r == 0 ? 0 : fastsync__cond_destroy_wait(c, r);
 }
 
 /* Released tickets have not looked yet: wait for them (see "Destroy" above). */
-FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t live)
+FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t released)
 {
     struct timespec limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
-    while (live != 0) {
+    while (released != 0) {
         /* acquire: as in fastsync_cond_destroy. A ticket registered meanwhile (misuse)
          * makes it EBUSY. */
         if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
         if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died released */
         fastsync__yield();
-        uint32_t now = fastsync__load(&c->users, memory_order_acquire);
-        if (now < live) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
-        live = now;
+        uint32_t now = fastsync__load(&c->released, memory_order_acquire);
+        if (now < released) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
+        released = now;
     }
     return 0;
 }
 
-/* A ticket's last access to the condvar. */
+/* A released ticket's last access to the condvar. */
 FASTSYNC_API void fastsync__cv_gone(fastsync_cond_t *c)
 {
-    /* release: pairs with destroy's acquire loads of `users`: everything this ticket did to
-     * the condvar happens before a destroy that returns 0. */
-    (void)fastsync__fetch_sub(&c->users, 1u, memory_order_release);
+    /* release: pairs with destroy's acquire loads of R: everything this ticket did to the
+     * condvar happens before a destroy that returns 0. */
+    (void)fastsync__fetch_sub(&c->released, 1u, memory_order_release);
     /* From here on `c` may be freed. */
 }
 
@@ -2265,17 +2282,23 @@ FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, int all)
     uint64_t v = fastsync__load(&c->state, memory_order_seq_cst);
     if (!fastsync__cv_uncalled(v)) return 0; /* no ticket without a signal */
     int shared = fastsync__cv_shared(c), n = all ? INT_MAX : 1;
+    uint32_t counted = 0, k;
     uint64_t nv;
     do {
         struct fastsync__cv s = fastsync__cv_get(v);
-        if (s.u == 0 && s.n == 0) return 0;
+        if (s.u == 0 && s.n == 0) {
+            fastsync__cv_count(c, &counted, 0);
+            return 0;
+        }
         if (all) {
+            k = s.u + s.p + s.n;
             s.g = (s.g + 2) & FASTSYNC__CV_G;
             s.u = s.n = s.p = s.kp = s.fwd = 0;
         } else {
             if (s.u == 0) fastsync__cv_shift(&s);
-            fastsync__cv_give(&s, 1);
+            k = fastsync__cv_give(&s, 1);
         }
+        fastsync__cv_count(c, &counted, k); /* the tickets it releases, before it does */
         nv = fastsync__cv_put(s);
         /* release: pairs with the acquire claim or look of the waiter that returns for this
          * signal (fastsync__cond_sleep, fastsync__cond_leave). failure relaxed: a fresher `v`,
@@ -2291,18 +2314,12 @@ FASTSYNC_API int fastsync_cond_broadcast(fastsync_cond_t *c) { return fastsync__
 
 FASTSYNC_API int fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
-    /* relaxed: L counts the ticket for destroy, which reads it with acquire only after the
-     * ticket's release L -= 1, or sees its N in `state` first. */
-    (void)fastsync__fetch_add(&c->users, 1u, memory_order_relaxed);
     /* relaxed: a guess for the CAS. */
     uint64_t v = fastsync__load(&c->state, memory_order_relaxed), nv;
     struct fastsync__cv s;
     do {
         s = fastsync__cv_get(v);
-        if (s.u + s.p + s.n >= FASTSYNC_COND_TICKETS_MAX) {
-            fastsync__cv_gone(c);
-            return EAGAIN;
-        }
+        if (s.u + s.p + s.n >= FASTSYNC_COND_TICKETS_MAX) return EAGAIN;
         s.n++;
         nv = fastsync__cv_put(s);
         /* seq_cst: the waiter's half of the handshake with the seq_cst load in
@@ -2314,21 +2331,20 @@ FASTSYNC_API int fastsync_cond_register(fastsync_cond_t *c, fastsync_cond_ticket
 }
 
 /* The wake ticket t may have taken and does not use, passed on (see "Wakes" above): t
- * sleeps again, or leaves without a signal; gone: it has left the word already. */
-FASTSYNC__COLD void fastsync__cv_forward(fastsync_cond_t *c, fastsync_cond_ticket_t *t, int gone)
+ * sleeps again, or leaves without a signal; self: t is a released ticket, counted in R. */
+FASTSYNC__COLD void fastsync__cv_forward(fastsync_cond_t *c, fastsync_cond_ticket_t *t, uint32_t self)
 {
     if ((t->flags & FASTSYNC__CT_WOKEN) == 0) return;
     t->flags &= ~FASTSYNC__CT_WOKEN;
-    /* acquire: L below then counts every ticket that registered before the word this reads
-     * (its L += 1 is sequenced before its register RMW, whose release sequence this load
-     * reads), so a released ticket that has not gone is seen. */
+    /* acquire: R below then counts the tickets of every release this load sees (counted
+     * before the releasing RMW, whose release sequence it reads). */
     uint64_t v = fastsync__load(&c->state, memory_order_acquire);
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
         if (s.fwd) return; /* passed on since the last signal: no sleeper is owed a wake */
         /* relaxed: ordered by the acquire load above (or the CAS's). */
-        uint32_t live = fastsync__load(&c->users, memory_order_relaxed);
-        if (s.p == 0 && live - (uint32_t)gone <= s.u + s.p + s.n) return; /* none owed */
+        uint32_t r = fastsync__load(&c->released, memory_order_relaxed) - self;
+        if (s.p == 0 && r == 0) return; /* nobody is owed a wake */
         s.fwd = 1;
         /* acquire (both): as the load above, for the retry (FWD itself orders nothing; the
          * wake below does the work). */
@@ -2348,35 +2364,41 @@ FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket
     /* acquire: a ticket found released, or a claim, synchronizes-with the signal (as in
      * fastsync__cond_sleep). */
     uint64_t v = fastsync__load(&c->state, memory_order_acquire);
-    int r, pass_on, shared = fastsync__cv_shared(c);
+    int r, pass_on, where, shared = fastsync__cv_shared(c);
+    uint32_t counted = 0, k;
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
-        int where = fastsync__cv_where(&s, t);
+        where = fastsync__cv_where(&s, t);
         r = cancel ? 0 : ETIMEDOUT;
         pass_on = 0;
+        k = 0;
         if (where == FASTSYNC__CV_RELEASED) {
             r = 0;
             if (!cancel || !s.kp || t->group != ((s.g - 1) & FASTSYNC__CV_G) || s.u == 0) break;
             s.kp = 0; /* pass on: the first cancel of a group a signal released */
-            fastsync__cv_give(&s, 0);
+            k = fastsync__cv_give(&s, 0);
             pass_on = 1;
         } else if (where == FASTSYNC__CV_CURRENT && s.p > 0 && !cancel) {
             s.p--; /* claim */
             r = 0;
         } else if (where == FASTSYNC__CV_CURRENT) {
             s.u--;
-            if (s.u == 0 && s.p > 0) fastsync__cv_release(&s, 0); /* the rest each have one */
+            if (s.u == 0 && s.p > 0) k = fastsync__cv_release(&s, 0); /* the rest each have one */
         } else {
             s.n--;
         }
-        /* acquire: as the load above (a claim). failure acquire: the same, for the retry. */
-        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+        fastsync__cv_count(c, &counted, k); /* the tickets it releases, before it does */
+        /* acq_rel: acquire as the load above (a claim); release: a destroy's acquire load of
+         * `state` that reads this RMW then sees the tickets it releases counted in R.
+         * failure acquire: as the load above, for the retry. */
+        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acq_rel,
                                memory_order_acquire))
             break;
     }
+    fastsync__cv_count(c, &counted, k); /* none, if it broke out with no RMW to make */
     if (pass_on) fastsync__wake(fastsync__cv_futex(c), 1, shared);
-    else if (r != 0 || cancel) fastsync__cv_forward(c, t, 1);
-    fastsync__cv_gone(c);
+    else if (r != 0 || cancel) fastsync__cv_forward(c, t, where == FASTSYNC__CV_RELEASED);
+    if (where == FASTSYNC__CV_RELEASED) fastsync__cv_gone(c);
     return r;
 }
 
@@ -2398,14 +2420,17 @@ FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
         int where = fastsync__cv_where(&s, t);
-        if (where == FASTSYNC__CV_RELEASED) break;
+        if (where == FASTSYNC__CV_RELEASED) {
+            fastsync__cv_gone(c);
+            return 0;
+        }
         if (where == FASTSYNC__CV_CURRENT && s.p > 0) {
             s.p--;
-            /* claim. acquire: pairs with the release CAS of the signal. failure acquire:
-             * the next round may find the ticket released. */
+            /* claim (its last access). acquire: pairs with the release CAS of the signal.
+             * failure acquire: the next round may find the ticket released. */
             if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
                                    memory_order_acquire))
-                break;
+                return 0;
             continue;
         }
         if (timed_out) return fastsync__cond_leave(c, t, 0);
@@ -2419,8 +2444,6 @@ FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket
         /* acquire: as above. */
         v = fastsync__load(&c->state, memory_order_acquire);
     }
-    fastsync__cv_gone(c);
-    return 0;
 }
 
 /* What a cancelled waiter's cleanup handler needs. */
@@ -2738,7 +2761,10 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
         int where = fastsync__cv_where(&s, t);
-        if (where == FASTSYNC__CV_RELEASED) break;
+        if (where == FASTSYNC__CV_RELEASED) {
+            fastsync__cv_gone(c); /* deregistered, as an await that returns 0 */
+            return 1;
+        }
         if (where == FASTSYNC__CV_NEXT || s.p == 0) {
             if (how == FASTSYNC__WA_FIRST) {
                 w->v[i].word = fastsync__cv_futex(c);
@@ -2754,10 +2780,8 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
          * next round may find the ticket released. */
         if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
                                memory_order_acquire))
-            break;
+            return 1; /* claimed: deregistered, as an await that returns 0 */
     }
-    fastsync__cv_gone(c); /* deregistered, as an await that returns 0 */
-    return 1;
 }
 
 /* Step 4 above: every entry but `winner` (n: none) leaves, passing on a wake it may have

@@ -52,7 +52,8 @@
  *   test_dump_sem(what, s), test_dump_event(what, e)   a diag line with the decoded word
  *   test_cond_waiters(c), test_cond_pending(c), test_cond_left(c), test_cond_word(c),
  *   test_dump_cond(what, c)      the condvar's tickets registered and not gone, of those the
- *                                ones owed a return of 0, what it still holds (0: nothing)
+ *                                ones owed a return of 0, what it still holds (0: nothing);
+ *                                test_cond_released(c): released tickets not gone yet
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -263,26 +264,27 @@ static inline void test_dump_mutex(const char *what, const fastsync_mutex_t *m)
 }
 
 /* The condition variable's tickets registered and not gone yet (a return or a cancel
- * deregisters them), and how many of those are owed a return of 0: a signal pending in the
- * current group, or released by a signal or broadcast and not returned yet. */
+ * deregisters them: the word's counts and the released ones), and how many of those are
+ * owed a return of 0: a signal pending in the current group, or released by a signal or
+ * broadcast and not returned yet. */
+static inline uint32_t test_cond_released(const fastsync_cond_t *c)
+{
+    return fastsync__load(&c->released, memory_order_relaxed);
+}
+
 static inline uint32_t test_cond_waiters(const fastsync_cond_t *c)
 {
-    return fastsync__load(&c->users, memory_order_relaxed);
+    return fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed)) + test_cond_released(c);
 }
 
 static inline uint32_t test_cond_pending(const fastsync_cond_t *c)
 {
-    struct fastsync__cv s = fastsync__cv_get(fastsync__load(&c->state, memory_order_relaxed));
-    uint32_t live = test_cond_waiters(c);
-    return live > s.u + s.n ? live - s.u - s.n : 0;
+    return fastsync__cv_pending(fastsync__load(&c->state, memory_order_relaxed)) + test_cond_released(c);
 }
 
-/* What the condvar still holds: live tickets plus the tickets and signals its word counts; 0
- * when every ticket has gone and no signal is left. */
-static inline uint32_t test_cond_left(const fastsync_cond_t *c)
-{
-    return test_cond_waiters(c) + fastsync__cv_waiters(fastsync__load(&c->state, memory_order_relaxed));
-}
+/* What the condvar still holds: tickets and signals (0 when every ticket has gone and no
+ * signal is left). */
+static inline uint32_t test_cond_left(const fastsync_cond_t *c) { return test_cond_waiters(c); }
 
 static inline uint64_t test_cond_word(const fastsync_cond_t *c)
 {
@@ -292,11 +294,11 @@ static inline uint64_t test_cond_word(const fastsync_cond_t *c)
 static inline void test_dump_cond(const char *what, const fastsync_cond_t *c)
 {
     uint64_t v = fastsync__load(&c->state, memory_order_relaxed);
-    uint32_t live = fastsync__load(&c->users, memory_order_relaxed);
+    uint32_t released = test_cond_released(c);
     struct fastsync__cv s = fastsync__cv_get(v);
     diag("%s: word 0x%016" PRIx64 " (group %" PRIu32 ": %" PRIu32 " without a signal, %" PRIu32
-         " pending; next group %" PRIu32 "; KP %" PRIu32 ", FWD %" PRIu32 "), live %" PRIu32 ", shared %d",
-         what, v, s.g, s.u, s.p, s.n, s.kp, s.fwd, live, (c->flags & FASTSYNC_SHARED) != 0);
+         " pending; next group %" PRIu32 "; KP %" PRIu32 ", FWD %" PRIu32 "), released %" PRIu32 ", shared %d",
+         what, v, s.g, s.u, s.p, s.n, s.kp, s.fwd, released, (c->flags & FASTSYNC_SHARED) != 0);
 }
 
 static inline void test_dump_event(const char *what, const fastsync_event_t *e)
