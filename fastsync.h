@@ -2134,7 +2134,10 @@ typedef struct fastsync_cond_ticket {
 #define FASTSYNC__CV_KP ((uint64_t)1 << 41)           /* may take one signal passed on */
 #define FASTSYNC__CV_U_SHIFT 42
 #define FASTSYNC__CV_N_SHIFT 53
-#define FASTSYNC__CV_DESTROY_NS 1000000000u          /* destroy's limit without progress */
+#ifndef FASTSYNC__CV_DESTROY_NS
+#define FASTSYNC__CV_DESTROY_NS 1000000000u /* destroy's limit without progress; 0 (a GenMC
+                                             * harness): none, and no yield: a plain spin */
+#endif
 
 #define FASTSYNC__CT_WOKEN 1u /* the ticket's last sleep may have taken a wake */
 
@@ -2250,15 +2253,21 @@ FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 /* Released tickets have not looked yet: wait for them (see "Destroy" above). */
 FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t released)
 {
+#if FASTSYNC__CV_DESTROY_NS > 0
     struct timespec limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
+#endif
     while (released != 0) {
         /* acquire: as in fastsync_cond_destroy. A ticket registered meanwhile (misuse)
          * makes it EBUSY. */
         if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
+#if FASTSYNC__CV_DESTROY_NS > 0
         if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died released */
         fastsync__yield();
+#endif
         uint32_t now = fastsync__load(&c->released, memory_order_acquire);
+#if FASTSYNC__CV_DESTROY_NS > 0
         if (now < released) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
+#endif
         released = now;
     }
     return 0;
