@@ -2366,20 +2366,23 @@ FASTSYNC__COLD void fastsync__cv_forward(fastsync_cond_t *c, fastsync_cond_ticke
 
 /* Ticket t returns without a signal of its own: cancel 0, its wait timed out (a ticket owed
  * a signal takes it instead and returns 0; else ETIMEDOUT); cancel 1, it is cancelled
- * (returns 0; a signal it holds is passed on as "Cancels" above says). t is deregistered;
- * afterwards at most a wake, on the word's address, and t's last access. */
+ * (returns 0; a signal it holds is passed on as "Cancels" above says). t is deregistered:
+ * a ticket in the word by the RMW that is its last access (a wake it may have taken and
+ * does not use is passed on in that same RMW, FWD, as fastsync__cv_forward would), a
+ * released one by its R -= 1; afterwards at most a wake, on the word's address. */
 FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket_t *t, int cancel)
 {
     /* acquire: a ticket found released, or a claim, synchronizes-with the signal (as in
      * fastsync__cond_sleep). */
     uint64_t v = fastsync__load(&c->state, memory_order_acquire);
-    int r, pass_on, where, shared = fastsync__cv_shared(c);
+    int r, pass_on, forward, where, shared = fastsync__cv_shared(c);
+    int woken = (t->flags & FASTSYNC__CT_WOKEN) != 0;
     uint32_t counted = 0, k;
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
         where = fastsync__cv_where(&s, t);
         r = cancel ? 0 : ETIMEDOUT;
-        pass_on = 0;
+        pass_on = forward = 0;
         k = 0;
         if (where == FASTSYNC__CV_RELEASED) {
             r = 0;
@@ -2390,11 +2393,18 @@ FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket
         } else if (where == FASTSYNC__CV_CURRENT && s.p > 0 && !cancel) {
             s.p--; /* claim */
             r = 0;
-        } else if (where == FASTSYNC__CV_CURRENT) {
-            s.u--;
-            if (s.u == 0 && s.p > 0) k = fastsync__cv_release(&s, 0); /* the rest each have one */
         } else {
-            s.n--;
+            if (where == FASTSYNC__CV_CURRENT) {
+                s.u--;
+                if (s.u == 0 && s.p > 0) k = fastsync__cv_release(&s, 0); /* each has one */
+            } else {
+                s.n--;
+            }
+            /* relaxed: ordered by the acquire load (or failed CAS) that read `v`, as in
+             * fastsync__cv_forward. */
+            forward = woken && !s.fwd &&
+                      (s.p > 0 || k > 0 || fastsync__load(&c->released, memory_order_relaxed) > 0);
+            if (forward) s.fwd = 1;
         }
         fastsync__cv_count(c, &counted, k); /* the tickets it releases, before it does */
         /* acq_rel: acquire as the load above (a claim); release: a destroy's acquire load of
@@ -2405,9 +2415,13 @@ FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket
             break;
     }
     fastsync__cv_count(c, &counted, k); /* none, if it broke out with no RMW to make */
+    if (where == FASTSYNC__CV_RELEASED) {
+        if (!pass_on && cancel) fastsync__cv_forward(c, t, 1); /* counted in R until gone */
+        fastsync__cv_gone(c);
+    }
+    /* From here on `c` may be freed: only its address is used. */
     if (pass_on) fastsync__wake(fastsync__cv_futex(c), 1, shared);
-    else if (r != 0 || cancel) fastsync__cv_forward(c, t, where == FASTSYNC__CV_RELEASED);
-    if (where == FASTSYNC__CV_RELEASED) fastsync__cv_gone(c);
+    if (forward) fastsync__wake(fastsync__cv_futex(c), INT_MAX, shared);
     return r;
 }
 
