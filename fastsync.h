@@ -229,11 +229,12 @@
  *     it. An unlock touches the mutex only up to that RMW: the next owner may destroy and
  *     free it at once.
  *   - signal and broadcast with no ticket registered (or each registered ticket already
- *     owed a signal): one load, no write, no syscall. Otherwise a load of the shared flag,
- *     one RMW and one FUTEX_WAKE (of one thread; broadcast: all), after which the condvar
- *     is not touched: the waiter may destroy and free it at once. A wait registers with two
- *     RMWs (its count of live tickets, then the word) and deregisters with one or two, and
- *     makes no syscall unless it sleeps; it does not spin.
+ *     owed a signal): one load, no write, no syscall. Otherwise one RMW (and one on the
+ *     count of released tickets before it, when it releases a group) and one FUTEX_WAKE
+ *     (of one thread; broadcast: all), after which the condvar is not touched: the waiter
+ *     may destroy and free it at once. A wait registers with one RMW and deregisters with
+ *     one (a released ticket: a load and a decrement of that count), and makes no syscall
+ *     unless it sleeps; it does not spin.
  *   - Condition variable, delivery rules (the Condition variable section has the groups
  *     behind them; the tests cite them by number):
  *     1. every ticket registered before a broadcast returns 0 from its wait, however many
