@@ -2098,6 +2098,10 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * Memory order. A signal synchronizes-with the wait that returns for it (release RMW;
  * acquire claim, or acquire load that finds the ticket released: every later write of
  * `state` is an RMW, so the signal's release sequence reaches it, through pass-ons too).
+ * A ticket's last access happens before a destroy that returns 0, so that the memory may be
+ * freed: a claim or a leave is a release RMW of `state`, whose release sequence destroy's
+ * acquire load of `state` reads; a released ticket's R -= 1 is a release, read by destroy's
+ * acquire load of R.
  * The handshake that makes a signal with no registered ticket safe to skip is Dekker's: the
  * waiter registers (RMW) and then reads its predicate; the signaler writes the predicate
  * and then reads the word. When a lock orders them (the predicate read and written under a
@@ -2439,7 +2443,7 @@ FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket
 {
     int shared = fastsync__cv_shared(c);
     /* acquire: a ticket found released synchronizes-with the signal or broadcast that
-     * released it (see "Memory order" above); a claim is an acquire CAS. */
+     * released it (see "Memory order" above); a claim is an acq_rel CAS. */
     uint64_t v = fastsync__load(&c->state, memory_order_acquire);
     for (;;) {
         struct fastsync__cv s = fastsync__cv_get(v);
@@ -2450,9 +2454,12 @@ FASTSYNC__COLD int fastsync__cond_sleep(fastsync_cond_t *c, fastsync_cond_ticket
         }
         if (where == FASTSYNC__CV_CURRENT && s.p > 0) {
             s.p--;
-            /* claim (its last access). acquire: pairs with the release CAS of the signal.
-             * failure acquire: the next round may find the ticket released. */
-            if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+            /* claim (its last access). acq_rel: acquire pairs with the release CAS of the
+             * signal; release: a destroy's acquire load of `state` reads this RMW or a later
+             * one (every later write is an RMW: its release sequence), so the claim happens
+             * before destroy returns and the memory is freed. failure acquire: the next
+             * round may find the ticket released. */
+            if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acq_rel,
                                    memory_order_acquire))
                 return 0;
             continue;
@@ -2800,9 +2807,9 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
             return 0;
         }
         s.p--;
-        /* claim. acquire: pairs with the release CAS of the signal. failure acquire: the
-         * next round may find the ticket released. */
-        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acquire,
+        /* claim (the entry's last access). acq_rel: as in fastsync__cond_sleep. failure
+         * acquire: the next round may find the ticket released. */
+        if (fastsync__cas_weak(&c->state, &v, fastsync__cv_put(s), memory_order_acq_rel,
                                memory_order_acquire))
             return 1; /* claimed: deregistered, as an await that returns 0 */
     }
