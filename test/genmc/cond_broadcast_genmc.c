@@ -14,6 +14,7 @@
 #define FASTSYNC_SPIN_YIELDS 0
 #include "futex_model.h"
 #include "fastsync.h"
+#include "cond_genmc.h"
 
 static fastsync_cond_t c = FASTSYNC_COND_INIT;
 static fastsync_mutex_t m = FASTSYNC_MUTEX_INIT;
@@ -62,8 +63,7 @@ int main(void)
     pthread_create(&t[1], NULL, ticket_waiter, NULL);
     pthread_create(&t[2], NULL, broadcaster, NULL);
     for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
-    uint64_t v = atomic_load_explicit(&c.state, memory_order_relaxed);
-    assert(fastsync__cv_waiters(v) == 0 && fastsync__cv_pending(v) == 0);
+    cond_genmc_assert_idle(&c);
     assert(fastsync_mutex_destroy(&m) == 0);
     return 0;
 }

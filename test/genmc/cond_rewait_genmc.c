@@ -16,6 +16,7 @@
 #define MODEL_WAKE_NEWEST
 #include "futex_model.h"
 #include "fastsync.h"
+#include "cond_genmc.h"
 
 static fastsync_cond_t c = FASTSYNC_COND_INIT;
 static atomic_int flag[2];
@@ -31,17 +32,16 @@ static void before_wake(void)
     }
 }
 
+/* One ticket: an await returns 0 only for a signal (rule 4), and flag i is set before it. */
 static void wait_for(int i)
 {
-    for (;;) {
-        fastsync_cond_ticket_t t;
-        assert(fastsync_cond_register(&c, &t) == 0);
-        if (atomic_load_explicit(&flag[i], memory_order_seq_cst)) {
-            fastsync_cond_cancel(&c, &t);
-            return;
-        }
-        assert(fastsync_cond_await(&c, &t) == 0);
+    fastsync_cond_ticket_t t;
+    assert(fastsync_cond_register(&c, &t) == 0);
+    if (atomic_load_explicit(&flag[i], memory_order_seq_cst)) {
+        fastsync_cond_cancel(&c, &t);
+        return;
     }
+    assert(fastsync_cond_await(&c, &t) == 0);
 }
 
 static void *waiter_a(void *unused)
@@ -79,7 +79,6 @@ int main(void)
     pthread_create(&t[1], NULL, waiter_b, NULL);
     pthread_create(&t[2], NULL, signaler, NULL);
     for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
-    uint64_t v = atomic_load_explicit(&c.state, memory_order_relaxed);
-    assert(fastsync__cv_waiters(v) == 0 && fastsync__cv_pending(v) == 0);
+    cond_genmc_assert_idle(&c);
     return 0;
 }

@@ -15,6 +15,7 @@
 #define MODEL_WORD64
 #include "futex_model.h"
 #include "fastsync.h"
+#include "cond_genmc.h"
 
 static fastsync_cond_t c = FASTSYNC_COND_INIT;
 static atomic_int flag;
@@ -51,7 +52,6 @@ int main(void)
     pthread_create(&t[1], NULL, waiter, NULL);
     pthread_create(&t[2], NULL, signaler, NULL);
     for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
-    uint64_t v = atomic_load_explicit(&c.state, memory_order_relaxed);
-    assert(fastsync__cv_waiters(v) == 0 && fastsync__cv_pending(v) == 0);
+    cond_genmc_assert_idle(&c);
     return 0;
 }

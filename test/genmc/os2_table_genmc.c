@@ -8,7 +8,10 @@
  * other's waiter. The OS/2 calls are os2_hev_genmc.h's model; the table is attached in main;
  * sleeps have no one-second slice, so a wake that the table did not deliver would show.
  * Planted mistake (plant_os2_table_compare_unlocked.patch): the word compared before the
- * bucket is locked. */
+ * bucket is locked.
+ * genmc-cflags: -O0
+ * (At -O1, run.sh's default, the code has memory intrinsics that GenMC v0.11 tries to
+ * promote, and it stops there on an LLVM assertion, exploring nothing.) */
 #define FASTSYNC__OS2_BUCKETS 1u
 #define FASTSYNC__OS2_SLICE_MS SEM_INDEFINITE_WAIT /* every wake delivered, not found later */
 #define FASTSYNC__OS2_SLOTS 2u
