@@ -32,18 +32,6 @@
 #include "harness.h"
 
 #include <signal.h>
-#include <sys/mman.h>
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define USE_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define USE_MALLOC 1
-#endif
-#endif
-#ifndef USE_MALLOC
-#define USE_MALLOC 0
-#endif
 
 #define MAXK 4
 
@@ -85,7 +73,6 @@ static struct {
     _Atomic(int) ending, round_k;
     _Atomic(unsigned long) rounds;
     struct sleeper s[MAXK];
-    size_t page;
 } g;
 
 static _Thread_local bool in_sleeper; /* this thread is a sleeper (for the window after its waits) */
@@ -108,7 +95,7 @@ static void dump(void *unused)
     test_dump_mutex("  mutex", &g.m);
 }
 
-#if !USE_MALLOC
+#if !TEST_PAGE_MALLOC
 static size_t put_str(char *b, size_t n, size_t cap, const char *s)
 {
     while (*s && n < cap) b[n++] = *s++;
@@ -145,30 +132,6 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 #endif
-
-static fastsync_cond_t *cond_alloc(bool shared)
-{
-#if USE_MALLOC
-    (void)shared;
-    fastsync_cond_t *c = (fastsync_cond_t *)malloc(sizeof *c);
-    if (!c) bail("out of memory");
-    return c;
-#else
-    void *p = mmap(NULL, g.page, PROT_READ | PROT_WRITE, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS,
-                   -1, 0);
-    if (p == MAP_FAILED) bail("mmap: %s", strerror(errno));
-    return (fastsync_cond_t *)(void *)((char *)p + g.page - sizeof(fastsync_cond_t));
-#endif
-}
-
-static void cond_free(fastsync_cond_t *c)
-{
-#if USE_MALLOC
-    free(c);
-#else
-    if (munmap((char *)c + sizeof *c - g.page, g.page) != 0) bail("munmap: %s", strerror(errno));
-#endif
-}
 
 /* A sleeper's window right after each of its futex waits and wakes: sometimes it yields or
  * sleeps a little, so that a waiter the wake released is still inside its wait when destroy
@@ -275,7 +238,7 @@ static void one_round(struct stats *st, uint64_t *rng)
     atomic_store_explicit(&g.mphase, M_SETUP, memory_order_relaxed);
     atomic_store_explicit(&g.ending, ending, memory_order_relaxed);
     atomic_store_explicit(&g.round_k, k, memory_order_relaxed);
-    g.c = cond_alloc(shared);
+    g.c = (fastsync_cond_t *)test_page_alloc(sizeof(fastsync_cond_t), shared);
     if (fastsync_cond_init(g.c, shared ? TEST_SHARED : 0) != 0) bail("cond_init");
     g.k = k;
     g.registered = 0;
@@ -335,7 +298,7 @@ static void one_round(struct stats *st, uint64_t *rng)
         int inside = 0;
         for (int i = 0; i < k; i++)
             inside += atomic_load_explicit(&g.s[i].phase, memory_order_relaxed) != P_RETURNED;
-        cond_free(c); /* at once: a released sleeper may be slow to leave its wait */
+        test_page_free(c); /* at once: a released sleeper may be slow to leave its wait */
         g.c = NULL;
         atomic_store_explicit(&g.mphase, M_FREED, memory_order_relaxed);
         st->inside_at_free += inside > 0;
@@ -351,7 +314,7 @@ static void one_round(struct stats *st, uint64_t *rng)
          * returned now, so nothing is registered */
         d = fastsync_cond_destroy(c);
         if (d != 0) st->bad_late++;
-        cond_free(c);
+        test_page_free(c);
         g.c = NULL;
     }
     for (int i = 0; i < k; i++) {
@@ -408,7 +371,7 @@ static void run(const char *name, bool pinned, double ms)
          st.by_k[2], st.by_k[3], st.by_k[4], st.by_kind[0], st.by_kind[1], st.by_kind[2], st.by_kind[3],
          st.by_kind[4], st.asleep_rounds);
     diag("%s: %lu condvars %s while a sleeper was still inside its wait; longest destroy %.1f us", name,
-         st.inside_at_free, USE_MALLOC ? "freed" : "unmapped", (double)st.destroy_max_ns / 1000.0);
+         st.inside_at_free, TEST_PAGE_MALLOC ? "freed" : "unmapped", (double)st.destroy_max_ns / 1000.0);
     ok(st.rounds >= TEST_MIN_ROUNDS, "%s: %lu rounds ran", name, st.rounds);
     for (int e = 0; e < ENDINGS; e++) {
         unsigned long bad = 0;
@@ -430,20 +393,12 @@ static void run(const char *name, bool pinned, double ms)
 int main(void)
 {
     test_init();
-    long page = sysconf(_SC_PAGESIZE);
-    g.page = page > 0 ? (size_t)page : 4096;
     fastsync_mutex_init(&g.m, 0);
     fastsync_sem_init(&g.done, 0, 0);
-#if !USE_MALLOC
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_sigaction = on_segv;
-    act.sa_flags = SA_SIGINFO;
-    sigemptyset(&act.sa_mask);
-    sigaction(SIGSEGV, &act, NULL);
-    sigaction(SIGBUS, &act, NULL);
+#if !TEST_PAGE_MALLOC
+    test_page_on_fault(on_segv);
 #endif
-    diag("condvars live at the end of %s", USE_MALLOC ? "malloc'd blocks (sanitizer build)" : "their own mmap'd pages");
+    diag("condvars live at the end of %s", TEST_PAGE_WHERE);
     test_after_futex_wait = sleeper_window;
     test_after_futex_wake = sleeper_window;
     test_watchdog_start(dump, NULL);

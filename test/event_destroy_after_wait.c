@@ -4,24 +4,12 @@
  * destroy and free the event as soon as its wait returns. Here each round's event lives in
  * its own mmap'd page (at the very end of it), and the waiter munmaps the page the moment
  * its wait returns, while the setter may still be inside set: any later access by set is
- * a SIGSEGV. Under AddressSanitizer the event is a malloc'd block instead, freed at once
- * (a later access is a heap-use-after-free report). Many rounds, waits of every kind,
+ * a SIGSEGV. Under AddressSanitizer or ThreadSanitizer the event is a malloc'd block instead,
+ * freed at once (a later access is a heap-use-after-free report, or under TSan a race with the
+ * free, whichever came first; the harness's test_page_alloc). Many rounds, waits of every kind,
  * private and shared events, with random delays on the setter's side; spread over the
  * CPUs, pinned to one CPU, and with more threads than cores. */
 #include "harness.h"
-
-#include <sys/mman.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define EV_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EV_MALLOC 1
-#endif
-#endif
-#ifndef EV_MALLOC
-#define EV_MALLOC 0
-#endif
 
 #define MAXPAIRS 64
 
@@ -45,33 +33,14 @@ static struct {
     const char *config;
     int npairs;
     uint64_t end;
-    size_t page;
     struct pair pairs[MAXPAIRS];
 } g;
-
-static fastsync_event_t *ev_alloc(void)
-{
-#if EV_MALLOC
-    fastsync_event_t *e = (fastsync_event_t *)malloc(sizeof *e);
-    if (!e) bail("malloc: out of memory");
-    return e;
-#else
-    void *p = mmap(NULL, g.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) bail("mmap: %s", strerror(errno));
-    /* at the end of the page: the next byte is most likely unmapped too */
-    return (fastsync_event_t *)(void *)((char *)p + g.page - sizeof(fastsync_event_t));
-#endif
-}
 
 /* Destroys and frees the event; returns what destroy returned. */
 static int ev_free(fastsync_event_t *e)
 {
     int r = fastsync_event_destroy(e);
-#if EV_MALLOC
-    free(e);
-#else
-    if (munmap((char *)e + sizeof *e - g.page, g.page) != 0) bail("munmap: %s", strerror(errno));
-#endif
+    test_page_free(e);
     return r;
 }
 
@@ -90,7 +59,7 @@ static void *waiter_main(void *arg)
         unsigned r = (unsigned)test_rand(&pr->w_rng);
         int flags = r & 1 ? TEST_SHARED : 0;
         pr->shared_rounds += (unsigned long)flags;
-        fastsync_event_t *e = ev_alloc();
+        fastsync_event_t *e = (fastsync_event_t *)test_page_alloc(sizeof(fastsync_event_t), false);
         fastsync_event_init(e, false, flags);
         /* relaxed: published by the post below (release, paired with the setter's wait). */
         atomic_store_explicit(&pr->slot, e, memory_order_relaxed);
@@ -155,7 +124,7 @@ static void *setter_main(void *arg)
 static void dump(void *unused)
 {
     (void)unused;
-    diag("config %s, %d pairs, events %s", g.config ? g.config : "-", g.npairs, EV_MALLOC ? "malloc'd" : "mmap'd");
+    diag("config %s, %d pairs, events %s", g.config ? g.config : "-", g.npairs, TEST_PAGE_MALLOC ? "malloc'd" : "mmap'd");
     for (int i = 0; i < g.npairs; i++) {
         struct pair *pr = &g.pairs[i];
         /* relaxed: a diagnostic snapshot. */
@@ -216,9 +185,7 @@ static void run(const char *config, bool pinned, int npairs, double box_ms)
 int main(void)
 {
     test_init();
-    long page = sysconf(_SC_PAGESIZE);
-    g.page = page > 0 ? (size_t)page : 4096;
-    diag("events live in %s", EV_MALLOC ? "malloc'd blocks (AddressSanitizer)" : "their own mmap'd pages");
+    diag("events live in %s", TEST_PAGE_WHERE);
     test_watchdog_start(dump, NULL);
     int over = test_ncpu() + 1;
     if (over > MAXPAIRS) over = MAXPAIRS;

@@ -62,6 +62,17 @@
  *   test_storm_sent(s), test_storm_caught()  signals sent by s, handled in any thread
  *   test_storm_dump(s)           a diag line "signals sent %lu, caught %lu"
  *   test_storm_action            a function the handler also calls, if set (signal-safe)
+ * An object alone on its own page (the destroy-after tests; not on Windows):
+ *   TEST_PAGE_MALLOC             1 under AddressSanitizer or ThreadSanitizer (TEST_ASAN,
+ *                                TEST_TSAN): the objects are malloc'd blocks, a touch after
+ *                                free is the sanitizer's report; else 0
+ *   test_page_alloc(size, shared)  size bytes at the very end of a fresh mmap'd page
+ *                                (MAP_SHARED if shared), so that a touch after the page is
+ *                                unmapped is a SIGSEGV; or malloc'd. Bails on failure
+ *   test_page_alloc_at(size, at, shared)  the same at offset `at` of the page
+ *   test_page_free(p)            unmaps the page that holds p, or frees it
+ *   test_page_size(), TEST_PAGE_WHERE  the page size; where the objects live, for a diag
+ *   test_page_on_fault(fn)       fn (SA_SIGINFO) for SIGSEGV and SIGBUS
  * Event sleepers (struct test_sleeper: one thread, one wait on an event):
  *   test_sleeper_start(s, e, kind, ns)  TEST_SLEEP_WAIT, _TIMED (timedwait ns ahead) or
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
@@ -698,6 +709,13 @@ struct test_cwaiter {
 #if defined(TEST_ASAN)
 #include <sanitizer/asan_interface.h>
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
 
 /* Under AddressSanitizer: the C library unwinds a cancelled thread without telling ASan, so
  * the redzones of the frames it drops stay poisoned, and the thread's exit trips over them
@@ -941,6 +959,89 @@ static inline void test_kill_child(void)
         diag("killing child %d", (int)test_child);
         kill(test_child, SIGKILL);
     }
+}
+#endif
+
+/* ---- an object alone at the end of its own page (the destroy-after tests; not on Windows) ---- */
+#if !defined(_WIN32)
+#include <signal.h>
+#include <sys/mman.h>
+
+/* The object is put at the very end of its own mmap'd page, so that a touch after the page is
+ * unmapped is a SIGSEGV (the byte after it most likely unmapped too). Under AddressSanitizer
+ * or ThreadSanitizer it is a malloc'd block instead: a touch after free is their report (under
+ * TSan the free is a write that an unordered touch races with, whichever came first). */
+#if defined(TEST_ASAN) || defined(TEST_TSAN)
+#define TEST_PAGE_MALLOC 1
+#else
+#define TEST_PAGE_MALLOC 0
+#endif
+/* Where the objects live, for a diag line. */
+#if defined(TEST_ASAN)
+#define TEST_PAGE_WHERE "malloc'd blocks (AddressSanitizer)"
+#elif defined(TEST_TSAN)
+#define TEST_PAGE_WHERE "malloc'd blocks (ThreadSanitizer)"
+#else
+#define TEST_PAGE_WHERE "their own mmap'd pages"
+#endif
+
+static inline size_t test_page_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096;
+}
+
+/* size bytes at offset `at` of a fresh page of their own, mapped MAP_SHARED if `shared`, else
+ * MAP_PRIVATE; under TEST_PAGE_MALLOC a malloc'd block (at and shared unused). Bails on
+ * failure. `at` keeps the object's alignment when it is a multiple of that. */
+static inline void *test_page_alloc_at(size_t size, size_t at, bool shared)
+{
+#if TEST_PAGE_MALLOC
+    (void)at;
+    (void)shared;
+    void *p = malloc(size);
+    if (!p) bail("malloc: out of memory");
+    return p;
+#else
+    size_t page = test_page_size();
+    if (size > page || at > page - size)
+        bail("test_page_alloc: %zu bytes at %zu overrun a page of %zu", size, at, page);
+    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS,
+                   -1, 0);
+    if (p == MAP_FAILED) bail("mmap: %s", strerror(errno));
+    return (char *)p + at;
+#endif
+}
+
+/* The same at the very end of the page. */
+static inline void *test_page_alloc(size_t size, bool shared)
+{
+    return test_page_alloc_at(size, TEST_PAGE_MALLOC ? 0 : test_page_size() - size, shared);
+}
+
+/* Unmaps the page that holds p (from test_page_alloc or _at), or frees the block. */
+static inline void test_page_free(void *p)
+{
+#if TEST_PAGE_MALLOC
+    free(p);
+#else
+    size_t page = test_page_size();
+    void *base = (void *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    if (munmap(base, page) != 0) bail("munmap: %s", strerror(errno));
+#endif
+}
+
+/* Installs fn (SA_SIGINFO) for SIGSEGV and SIGBUS: a test's report of a touch of an unmapped
+ * object (fn then restores the default action and raises the signal again). */
+static inline void test_page_on_fault(void (*fn)(int, siginfo_t *, void *))
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = fn;
+    act.sa_flags = SA_SIGINFO;
+    sigemptyset(&act.sa_mask);
+    sigaction(SIGSEGV, &act, NULL);
+    sigaction(SIGBUS, &act, NULL);
 }
 #endif
 

@@ -9,23 +9,12 @@
  * harness's test_after_futex_wake), so that a freer it woke runs and frees the page before
  * the rest of the unlock runs: an access after the wake faults in nearly every round. (An
  * access between the RMW and the wake can only fault when the freer did not sleep, as the
- * wake is what lets a sleeping freer run: that window is left to preemption.) Under AddressSanitizer the mutex is a malloc'd block,
- * freed at once (a later access is a heap-use-after-free report). Private and shared
- * mutexes; spread over the CPUs, pinned to one CPU, and with more pairs than CPUs. */
+ * wake is what lets a sleeping freer run: that window is left to preemption.) Under
+ * AddressSanitizer or ThreadSanitizer the mutex is a malloc'd block, freed at once (a later
+ * access is a heap-use-after-free report, or under TSan a race with the free, whichever came
+ * first; the harness's test_page_alloc). Private and shared mutexes; spread over the CPUs,
+ * pinned to one CPU, and with more pairs than CPUs. */
 #include "harness.h"
-
-#include <sys/mman.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MX_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MX_MALLOC 1
-#endif
-#endif
-#ifndef MX_MALLOC
-#define MX_MALLOC 0
-#endif
 
 #define MAXPAIRS 32
 
@@ -40,7 +29,6 @@ struct pair {
 static struct {
     int npairs;
     uint64_t end;
-    size_t page;
     struct pair pairs[MAXPAIRS];
 } g;
 
@@ -49,28 +37,6 @@ static void dump(void *unused)
     (void)unused;
     for (int i = 0; i < g.npairs; i++)
         diag("pair %d: %lu rounds", i, atomic_load_explicit(&g.pairs[i].rounds, memory_order_relaxed));
-}
-
-static fastsync_mutex_t *mx_alloc(void)
-{
-#if MX_MALLOC
-    fastsync_mutex_t *m = (fastsync_mutex_t *)malloc(sizeof *m);
-    if (!m) bail("malloc: out of memory");
-    return m;
-#else
-    void *p = mmap(NULL, g.page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) bail("mmap: %s", strerror(errno));
-    return (fastsync_mutex_t *)(void *)((char *)p + g.page - sizeof(fastsync_mutex_t));
-#endif
-}
-
-static void mx_free(fastsync_mutex_t *m)
-{
-#if MX_MALLOC
-    free(m);
-#else
-    if (munmap((char *)m + sizeof *m - g.page, g.page) != 0) bail("munmap: %s", strerror(errno));
-#endif
 }
 
 static void after_wake(void)
@@ -110,7 +76,7 @@ static void *freer(void *p)
     struct pair *q = (struct pair *)p;
     unsigned long n = 0;
     while (test_box_more(g.end, n)) {
-        fastsync_mutex_t *m = mx_alloc();
+        fastsync_mutex_t *m = (fastsync_mutex_t *)test_page_alloc(sizeof(fastsync_mutex_t), false);
         bool shared = test_rand(&q->f_rng) % 2 && FASTSYNC_HAS_SHARED;
         fastsync_mutex_init(m, shared ? TEST_SHARED : 0);
         q->shared_rounds += shared;
@@ -122,7 +88,7 @@ static void *freer(void *p)
         if (fastsync_mutex_lock(m) != 0) q->bad++;
         if (fastsync_mutex_unlock(m) != 0) q->bad++;
         if (fastsync_mutex_destroy(m) != 0) q->bad++;
-        mx_free(m); /* the holder may still be inside its unlock */
+        test_page_free(m); /* the holder may still be inside its unlock */
         n++;
         /* relaxed: progress for the dump. */
         atomic_store_explicit(&q->rounds, n, memory_order_relaxed);
@@ -168,9 +134,7 @@ static void run(const char *name, bool pinned, int npairs, double ms)
 int main(void)
 {
     test_init();
-    long page = sysconf(_SC_PAGESIZE);
-    g.page = page > 0 ? (size_t)page : 4096;
-    diag("mutexes live in %s", MX_MALLOC ? "malloc'd blocks (AddressSanitizer)" : "their own mmap'd pages");
+    diag("mutexes live in %s", TEST_PAGE_WHERE);
     test_watchdog_start(dump, NULL);
     test_after_futex_wake = after_wake;
     int over = test_ncpu() + 1;

@@ -13,18 +13,6 @@
 #include "harness.h"
 
 #include <signal.h>
-#include <sys/mman.h>
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define USE_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define USE_MALLOC 1
-#endif
-#endif
-#ifndef USE_MALLOC
-#define USE_MALLOC 0
-#endif
 
 struct group {
     unsigned id;
@@ -44,7 +32,6 @@ struct group {
 
 static struct group *groups;
 static int ngroups;
-static long page;
 
 static void dump(void *unused)
 {
@@ -67,7 +54,7 @@ static void dump(void *unused)
     }
 }
 
-#if !USE_MALLOC
+#if !TEST_PAGE_MALLOC
 /* A touch of an unmapped semaphore: say so on the TAP stream, then die. */
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -85,33 +72,13 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 }
 #endif
 
+/* In its own page (the harness's test_page_alloc_at): at the start, the end or anywhere in it;
+ * or a malloc'd block under a sanitizer. */
 static fastsync_sem_t *sem_alloc(uint64_t x, bool shared)
 {
-#if USE_MALLOC
-    (void)x;
-    (void)shared;
-    fastsync_sem_t *s = (fastsync_sem_t *)malloc(sizeof *s);
-    if (!s) bail("out of memory");
-    return s;
-#else
-    void *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
-                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) bail("mmap: %s", strerror(errno));
-    /* at the start, the end or anywhere in the page */
-    size_t slots = (size_t)page / sizeof(fastsync_sem_t);
+    size_t slots = test_page_size() / sizeof(fastsync_sem_t);
     size_t at = x % 3 == 0 ? 0 : x % 3 == 1 ? slots - 1 : (size_t)(x >> 8) % slots;
-    return (fastsync_sem_t *)p + at;
-#endif
-}
-
-static void sem_free(fastsync_sem_t *s)
-{
-#if USE_MALLOC
-    free(s);
-#else
-    void *base = (void *)((uintptr_t)s & ~(uintptr_t)(page - 1));
-    if (munmap(base, (size_t)page) != 0) bail("munmap: %s", strerror(errno));
-#endif
+    return (fastsync_sem_t *)test_page_alloc_at(sizeof(fastsync_sem_t), at * sizeof(fastsync_sem_t), shared);
 }
 
 static void barrier(struct group *g)
@@ -163,7 +130,7 @@ static void *waiter_main(void *arg)
             }
             /* relaxed: a statistic, how often the window was hit */
             if (atomic_load_explicit(&g->poster_phase, memory_order_relaxed) == 2) g->freed_in_post++;
-            sem_free(s); /* at once: the poster may still be inside post */
+            test_page_free(s); /* at once: the poster may still be inside post */
             g->freed_by_waiter++;
         }
         barrier(g); /* the round is over */
@@ -263,7 +230,7 @@ static void run(const char *name, bool pinned, int n, int nwaiters, double ms)
     }
     diag("%s, %d groups of 1 poster + %d waiter(s): %lu rounds, each semaphore %s by its last waiter, "
          "%lu of them while the poster was still inside post", name, n,
-         nwaiters, rounds, USE_MALLOC ? "freed" : "unmapped", in_post);
+         nwaiters, rounds, TEST_PAGE_MALLOC ? "freed" : "unmapped", in_post);
     ok(rounds > 0, "%s, %d x (1+%d): rounds ran", name, n, nwaiters);
     is_int(freed, rounds, "%s, %d x (1+%d): every round's semaphore freed by a waiter", name, n, nwaiters);
     if (!is_int(bad_wait, 0, "%s, %d x (1+%d): every wait and destroy returned 0", name, n, nwaiters))
@@ -279,18 +246,10 @@ static void run(const char *name, bool pinned, int n, int nwaiters, double ms)
 int main(void)
 {
     test_init();
-    page = sysconf(_SC_PAGESIZE);
-    if (page <= 0) page = 4096;
-#if !USE_MALLOC
-    struct sigaction act;
-    memset(&act, 0, sizeof act);
-    act.sa_sigaction = on_segv;
-    act.sa_flags = SA_SIGINFO;
-    sigemptyset(&act.sa_mask);
-    sigaction(SIGSEGV, &act, NULL);
-    sigaction(SIGBUS, &act, NULL);
+#if !TEST_PAGE_MALLOC
+    test_page_on_fault(on_segv);
 #endif
-    diag("semaphores live in %s", USE_MALLOC ? "malloc'd blocks (sanitizer build)" : "their own mmap'd pages");
+    diag("semaphores live in %s", TEST_PAGE_WHERE);
     int n = test_ncpu();
     run("spread", false, 1, 1, 400);
     run("pinned", true, 1, 1, 400);
