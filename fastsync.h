@@ -623,6 +623,31 @@ FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abs
            (abstime->tv_nsec - now.tv_nsec);
 }
 
+/* The largest time_t: signed on every Linux ABI, unsigned on OpenWatcom. */
+#define FASTSYNC__TIME_MAX                                                               \
+    ((time_t)-1 > 0 ? (time_t)-1                                                        \
+                    : (time_t)((((uintmax_t)1 << (sizeof(time_t) * CHAR_BIT - 2)) - 1) * 2 + 1))
+
+/* *t (normalized, tv_sec >= 0) plus ns, normalized, saturating at the largest time_t. The
+ * sum of the nanoseconds is taken in 64 bits: a 32-bit long (i686, arm) overflows at
+ * 2.1e9, and a slice of up to 2 s added to a tv_nsec of up to 1e9 reaches 3e9. */
+FASTSYNC_API void fastsync__ts_add(struct timespec *t, uint64_t ns)
+{
+    uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
+    int64_t nsec = (int64_t)t->tv_nsec + (int64_t)(ns % FASTSYNC__NSEC_PER_SEC); /* < 2e9 */
+    if (nsec >= FASTSYNC__NSEC_PER_SEC) {
+        nsec -= FASTSYNC__NSEC_PER_SEC;
+        secs++;
+    }
+    if (secs > (uint64_t)(FASTSYNC__TIME_MAX - t->tv_sec)) {
+        t->tv_sec = FASTSYNC__TIME_MAX;
+        t->tv_nsec = FASTSYNC__NSEC_PER_SEC - 1;
+    } else {
+        t->tv_sec += (time_t)secs;
+        t->tv_nsec = (long)nsec;
+    }
+}
+
 /* The time left until `abstime` on `clock` in whole milliseconds, rounded up (a sleep that
  * long never ends early), under 2000 (fastsync__until reads a far deadline as a second: the
  * caller sleeps again after it, and the count cannot wrap); 0 once it has passed. (The
@@ -978,6 +1003,12 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
 #define FASTSYNC__TABLE_SIZE 64 /* buckets; a power of two (a GenMC harness sets 1) */
 #endif
 
+/* The table's timed sleep, pthread_cond_timedwait; a test replaces it to see the deadline
+ * of every slice (test/posix_slice_deadline.c). */
+#ifndef FASTSYNC__POSIX_TIMEDWAIT
+#define FASTSYNC__POSIX_TIMEDWAIT pthread_cond_timedwait
+#endif
+
 struct fastsync__node {
     struct fastsync__node *next, *prev;
     void *word;
@@ -1089,12 +1120,8 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
             }
             struct timespec t;
             fastsync__clock_now(CLOCK_REALTIME, &t);
-            t.tv_nsec += (long)left;
-            while (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
-                t.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
-                t.tv_sec++;
-            }
-            (void)pthread_cond_timedwait(&n.cond, &z.b->lock, &t);
+            fastsync__ts_add(&t, (uint64_t)left); /* up to 2 s: in 64 bits */
+            (void)FASTSYNC__POSIX_TIMEDWAIT(&n.cond, &z.b->lock, &t);
         }
 #if FASTSYNC__CANCEL
         pthread_cleanup_pop(0);
@@ -1207,29 +1234,13 @@ FASTSYNC_API void fastsync__cpu_relax(void)
  * Deadlines
  * ====================================================================================== */
 
-/* The largest time_t: signed on every Linux ABI, unsigned on OpenWatcom. */
-#define FASTSYNC__TIME_MAX                                                               \
-    ((time_t)-1 > 0 ? (time_t)-1                                                        \
-                    : (time_t)((((uintmax_t)1 << (sizeof(time_t) * CHAR_BIT - 2)) - 1) * 2 + 1))
-
 FASTSYNC_API struct timespec fastsync_deadline_in(uint64_t ns)
 {
     /* all of it: a 32-bit ABI's 64-bit timespec has padding that a backend's clock (OS/2's
      * timer) leaves unwritten, and returning it unset is -Wmaybe-uninitialized */
     struct timespec t = { 0, 0 };
     fastsync__clock_now(CLOCK_MONOTONIC, &t);
-    uint64_t secs = ns / FASTSYNC__NSEC_PER_SEC;
-    t.tv_nsec += (long)(ns % FASTSYNC__NSEC_PER_SEC);
-    if (t.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
-        t.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
-        secs++;
-    }
-    if (secs > (uint64_t)(FASTSYNC__TIME_MAX - t.tv_sec)) {
-        t.tv_sec = FASTSYNC__TIME_MAX;
-        t.tv_nsec = FASTSYNC__NSEC_PER_SEC - 1;
-    } else {
-        t.tv_sec += (time_t)secs;
-    }
+    fastsync__ts_add(&t, ns);
     return t;
 }
 
@@ -2876,11 +2887,7 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
     if (slice > FASTSYNC__WA_SLICE_MAX_NS) slice = FASTSYNC__WA_SLICE_MAX_NS;
     struct timespec end;
     fastsync__clock_now(clock, &end);
-    end.tv_nsec += (long)slice;
-    if (end.tv_nsec >= FASTSYNC__NSEC_PER_SEC) {
-        end.tv_nsec -= FASTSYNC__NSEC_PER_SEC;
-        end.tv_sec++;
-    }
+    fastsync__ts_add(&end, slice);
     if (abstime != NULL && (abstime->tv_sec < end.tv_sec ||
                             (abstime->tv_sec == end.tv_sec && abstime->tv_nsec < end.tv_nsec)))
         end = *abstime;
