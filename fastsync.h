@@ -2298,6 +2298,19 @@ FASTSYNC_API void fastsync__cv_gone(fastsync_cond_t *c)
     /* From here on `c` may be freed. */
 }
 
+/* How many sleepers a signal's wake and a pass-on's wake wake: one, as "Wakes" above says,
+ * but every one on the Windows backend. The protocol needs a wake of one to reach a sleeper
+ * still blocked when there is one; WakeByAddressSingle does not promise which waiter it
+ * wakes, and under wine it did not keep that: cond_delivery_stress hung in every run, a
+ * released ticket asleep after the signal that released it (its one wake most likely
+ * spent on a ticket that a broadcast had woken already). A wake of all is always safe here
+ * (a sleeper that cannot use it sleeps again, passing it on at most once per signal). */
+#if defined(FASTSYNC_BACKEND_WINDOWS)
+#define FASTSYNC__CV_WAKE_ONE INT_MAX
+#else
+#define FASTSYNC__CV_WAKE_ONE 1
+#endif
+
 /* signal (all 0) or broadcast (all 1). */
 FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, int all)
 {
@@ -2306,7 +2319,7 @@ FASTSYNC_API int fastsync__cond_wake(fastsync_cond_t *c, int all)
      * total order, and a ticket registered after it sees the caller's predicate. */
     uint64_t v = fastsync__load(&c->state, memory_order_seq_cst);
     if (!fastsync__cv_uncalled(v)) return 0; /* no ticket without a signal */
-    int shared = fastsync__cv_shared(c), n = all ? INT_MAX : 1;
+    int shared = fastsync__cv_shared(c), n = all ? INT_MAX : FASTSYNC__CV_WAKE_ONE;
     uint32_t counted = 0, k;
     uint64_t nv;
     do {
@@ -2436,7 +2449,7 @@ FASTSYNC__COLD int fastsync__cond_leave(fastsync_cond_t *c, fastsync_cond_ticket
         fastsync__cv_gone(c);
     }
     /* From here on `c` may be freed: only its address is used. */
-    if (pass_on) fastsync__wake(fastsync__cv_futex(c), 1, shared);
+    if (pass_on) fastsync__wake(fastsync__cv_futex(c), FASTSYNC__CV_WAKE_ONE, shared);
     if (forward) fastsync__wake(fastsync__cv_futex(c), INT_MAX, shared);
     return r;
 }
