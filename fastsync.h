@@ -990,9 +990,13 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
  *
  * What it refuses: FASTSYNC_SHARED (a table is in one process; init says EINVAL). What it
  * costs: a sleep and a wake lock a bucket mutex; deadlines are waited for in slices of at
- * most a second on the condition variable's CLOCK_REALTIME, each checked against the
- * deadline's clock, so a jump of the real-time clock delays a CLOCK_MONOTONIC deadline by at
- * most a second. fork: the table's locks are taken around it (pthread_atfork), so the child
+ * most two seconds, each checked against the deadline's clock. The slices are timed on
+ * CLOCK_MONOTONIC (the node's condition variable made so with pthread_condattr_setclock),
+ * so a step of the real-time clock, either way, neither delays a CLOCK_MONOTONIC deadline
+ * nor ends it early, and a CLOCK_REALTIME deadline is seen within a slice of the step. On
+ * macOS, which has no pthread_condattr_setclock, they are timed on CLOCK_REALTIME
+ * (FASTSYNC__POSIX_SLICE_MONOTONIC 0): a step back there delays a monotonic deadline by up to the
+ * step (not measured: no macOS in CI). fork: the table's locks are taken around it (pthread_atfork), so the child
  * never inherits a bucket locked by a thread it does not have.
  * ====================================================================================== */
 #if !defined(__GNUC__)
@@ -1002,6 +1006,17 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
 #ifndef FASTSYNC__TABLE_SIZE
 #define FASTSYNC__TABLE_SIZE 64 /* buckets; a power of two (a GenMC harness sets 1) */
 #endif
+
+/* The clock of the slices (above): CLOCK_MONOTONIC where pthread_condattr_setclock exists
+ * (1), else CLOCK_REALTIME (0). */
+#ifndef FASTSYNC__POSIX_SLICE_MONOTONIC
+#if defined(__APPLE__)
+#define FASTSYNC__POSIX_SLICE_MONOTONIC 0
+#else
+#define FASTSYNC__POSIX_SLICE_MONOTONIC 1
+#endif
+#endif
+#define FASTSYNC__POSIX_SLICE_CLOCK (FASTSYNC__POSIX_SLICE_MONOTONIC ? CLOCK_MONOTONIC : CLOCK_REALTIME)
 
 /* The table's timed sleep, pthread_cond_timedwait; a test replaces it to see the deadline
  * of every slice (test/posix_slice_deadline.c). */
@@ -1100,7 +1115,13 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     } else {
         n.word = word;
         n.woken = 0;
-        (void)pthread_cond_init(&n.cond, NULL);
+        pthread_condattr_t ca;
+        (void)pthread_condattr_init(&ca);
+#if FASTSYNC__POSIX_SLICE_MONOTONIC
+        (void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+#endif
+        (void)pthread_cond_init(&n.cond, &ca);
+        (void)pthread_condattr_destroy(&ca);
         n.prev = z.b->head.prev;
         n.next = &z.b->head;
         n.prev->next = n.next->prev = &n;
@@ -1112,14 +1133,14 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
                 (void)pthread_cond_wait(&n.cond, &z.b->lock);
                 continue;
             }
-            /* a slice of at most a second on CLOCK_REALTIME, then the deadline's own clock */
+            /* a slice of at most two seconds on the slices' clock, then the deadline's own */
             int64_t left = fastsync__until(clock, abstime);
             if (left <= 0) {
                 err = ETIMEDOUT;
                 break;
             }
             struct timespec t;
-            fastsync__clock_now(CLOCK_REALTIME, &t);
+            fastsync__clock_now(FASTSYNC__POSIX_SLICE_CLOCK, &t);
             fastsync__ts_add(&t, (uint64_t)left); /* up to 2 s: in 64 bits */
             (void)FASTSYNC__POSIX_TIMEDWAIT(&n.cond, &z.b->lock, &t);
         }

@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* posix_slice_deadline: the POSIX backend's wait table (forced here, whatever the build's
- * backend) gives pthread_cond_timedwait a normalized deadline for every slice of a timed
- * wait (issue 17, item 4). A slice ends at CLOCK_REALTIME now plus what is left of the
- * deadline, up to 2 s: with a 32-bit long (i686, arm), now's tv_nsec plus 2e9 overflows,
- * pthread_cond_timedwait says EINVAL without sleeping, and the waiter spins with the
- * bucket's lock held until the deadline, so a set of the same event cannot end it.
+ * backend) times a timed wait's slices on CLOCK_MONOTONIC and gives pthread_cond_timedwait
+ * a normalized deadline for every one (issue 17, items 3 and 4).
  *
- * The realtime clock is made to read x.999999000 s in the waiting thread (clock_gettime
- * wrapped at link time, -Wl,--wrap=clock_gettime), and the deadline is
- * {monotonic now + 1 s, 999999999} on CLOCK_MONOTONIC, at least 1.15 s ahead: the first
- * slice's tv_nsec is then at least 2.15e9 before normalizing. A second thread sets the event
- * once the first slice has begun. Every slice's deadline must have 0 <= tv_nsec < 1e9, and
- * the wait must return 0 (the set ended it) after a few slices. Also the same on
- * CLOCK_REALTIME with its deadline 1.9 s ahead (no overflow possible there: both reads are
- * of one clock), and fastsync__ts_add itself on the edges (carry, saturation).
+ * The clocks are set in the waiting thread only, by wrapping clock_gettime at link time
+ * (-Wl,--wrap=clock_gettime); every slice's deadline is seen through the table's hook for
+ * its sleep (FASTSYNC__POSIX_TIMEDWAIT). A second thread sets the event once the first
+ * slice has begun, where the case wants the wait ended by a set.
+ * - Item 4: a slice ends at the slices' clock now plus what is left of the deadline, up to
+ *   2 s; with a 32-bit long (i686, arm) now's tv_nsec plus 2e9 overflows, and
+ *   pthread_cond_timedwait says EINVAL without sleeping: the waiter spins with the bucket's
+ *   lock held. Here the slices' clock reads x.999999000 s and the deadline is on the other
+ *   clock, {now + 1 s, 999999999}, at least 1.15 s ahead: the first slice's tv_nsec is at
+ *   least 2.15e9 before normalizing. Every slice's deadline must have 0 <= tv_nsec < 1e9,
+ *   and the set must end the wait.
+ * - Item 3: a step back of the real-time clock, as the kernel sees it, is the waiter's
+ *   CLOCK_REALTIME reading 8 s ahead of the kernel's. A CLOCK_MONOTONIC deadline 300 ms ahead
+ *   must then time out within 2 s of it (the manual: a step of the real-time clock does not
+ *   delay it); with slices timed on CLOCK_REALTIME it returned after 8.3 s.
+ * - fastsync__ts_add itself on the edges (carry, saturation).
  * Where the C library redirects clock_gettime (a 64-bit time_t on a 32-bit ABI), the wrap
- * does not take, and the forced case says so and is skipped: the 32-bit time_t build of the
- * same ABI runs it. */
+ * does not take, and the forced cases say so and are skipped: the 32-bit time_t build of the
+ * same ABI runs them. */
 #define FASTSYNC_BACKEND_POSIX 1
 #include <pthread.h>
 #include <time.h>
@@ -24,8 +29,9 @@ static int test_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct ti
 #define FASTSYNC__POSIX_TIMEDWAIT test_timedwait
 #include "harness.h"
 
-static _Thread_local int forced;        /* this thread's realtime clock reads x.999999000 */
-static _Atomic(int) wrapped;            /* the wrap ran with forced set */
+enum { FORCE_NONE, FORCE_NSEC, FORCE_STEP };
+static _Thread_local int forced;        /* this thread's clocks, FORCE_* */
+static _Atomic(int) wrapped;            /* the wrap changed a reading */
 static _Atomic(int) slices, bad_slices; /* slices begun; deadlines not normalized */
 static long bad_nsec;                   /* the first bad tv_nsec */
 
@@ -34,11 +40,15 @@ int __wrap_clock_gettime(clockid_t clock, struct timespec *t);
 int __wrap_clock_gettime(clockid_t clock, struct timespec *t)
 {
     int r = __real_clock_gettime(clock, t);
-    if (r == 0 && forced && clock == CLOCK_REALTIME) {
+    if (r != 0 || forced == FORCE_NONE) return r;
+    if (forced == FORCE_NSEC && clock == FASTSYNC__POSIX_SLICE_CLOCK)
         t->tv_nsec = 999999000;
-        /* relaxed: a flag read after the wait by this thread */
-        atomic_store_explicit(&wrapped, 1, memory_order_relaxed);
-    }
+    else if (forced == FORCE_STEP && clock == CLOCK_REALTIME)
+        t->tv_sec += 8;
+    else
+        return r;
+    /* relaxed: a flag read after the wait by this thread */
+    atomic_store_explicit(&wrapped, 1, memory_order_relaxed);
     return r;
 }
 
@@ -64,47 +74,74 @@ static void *setter(void *unused)
     return NULL;
 }
 
-static void one(const char *name, clockid_t clock, int force)
+/* A wait on ev with deadline d on `clock`, the waiter's clocks forced so; a setter thread if
+ * `set`. Returns the wait's result; *took its time in ns; 0 in *wrap_took if the wrap never
+ * changed a reading. */
+static int wait_once(clockid_t clock, struct timespec d, int force, bool set, int64_t *took, int *wrap_took)
 {
     fastsync_event_init(&ev, 0, 0);
     atomic_store_explicit(&slices, 0, memory_order_relaxed);
     atomic_store_explicit(&bad_slices, 0, memory_order_relaxed);
     atomic_store_explicit(&wrapped, 0, memory_order_relaxed);
-    struct timespec now, d;
-    if (clock == CLOCK_MONOTONIC) {
-        /* at least 1.15 s left: monotonic tv_nsec under 0.85e9 */
-        for (;;) {
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (now.tv_nsec < 850000000L) break;
-            test_sleep_ns(50000000);
-        }
-        d.tv_sec = now.tv_sec + 1;
-        d.tv_nsec = 999999999L;
-    } else {
-        d = test_deadline_on(CLOCK_REALTIME, 1900000000u);
-    }
-    pthread_t t = test_thread_start(setter, NULL);
-    forced = force;
+    pthread_t t;
+    if (set) t = test_thread_start(setter, NULL);
     int64_t t0 = test_clock_ns(CLOCK_MONOTONIC);
+    forced = force;
     int r = fastsync_event_clockwait(&ev, clock, &d);
-    int64_t took = test_clock_ns(CLOCK_MONOTONIC) - t0;
-    forced = 0;
-    test_thread_join(t);
+    forced = FORCE_NONE;
+    *took = test_clock_ns(CLOCK_MONOTONIC) - t0;
+    if (set) test_thread_join(t);
+    /* relaxed: the setter has joined */
+    *wrap_took = atomic_load_explicit(&wrapped, memory_order_relaxed);
+    fastsync_event_destroy(&ev);
+    return r;
+}
+
+/* Item 4: the deadline on the clock the slices do not use, at least 1.15 s ahead. */
+static void overflow(const char *name, int force)
+{
+    clockid_t clock = FASTSYNC__POSIX_SLICE_CLOCK == CLOCK_MONOTONIC ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    struct timespec now, d;
+    for (;;) { /* tv_nsec under 0.85e9 */
+        clock_gettime(clock, &now);
+        if (now.tv_nsec < 850000000L) break;
+        test_sleep_ns(50000000);
+    }
+    d.tv_sec = now.tv_sec + 1;
+    d.tv_nsec = 999999999L;
+    int64_t took;
+    int wrap_took;
+    int r = wait_once(clock, d, force, true, &took, &wrap_took);
     /* relaxed: the setter has joined */
     int n = atomic_load_explicit(&slices, memory_order_relaxed);
     int bad = atomic_load_explicit(&bad_slices, memory_order_relaxed);
     diag("%s: %d slices, %d not normalized, wait %.1f ms", name, n, bad, (double)took / 1e6);
-    if (force && !atomic_load_explicit(&wrapped, memory_order_relaxed)) {
+    if (force && !wrap_took) {
         const char *why = "clock_gettime is redirected by the C library here: the wrap does not take";
         skip(why, "%s: every slice's deadline normalized", name);
         skip(why, "%s: the set ended the wait", name);
-        fastsync_event_destroy(&ev);
         return;
     }
     if (!is_int(bad, 0, "%s: every slice's deadline normalized (0 <= tv_nsec < 1e9)", name))
         diag("  the first bad tv_nsec: %ld", bad_nsec);
     if (!is_int(r, 0, "%s: the set ended the wait (not its deadline)", name)) diag("  %d slices", n);
-    fastsync_event_destroy(&ev);
+}
+
+/* Item 3: the waiter's real-time clock 8 s ahead of the kernel's (a step back). */
+static void step_back(void)
+{
+    const char *name = "CLOCK_MONOTONIC deadline 300 ms ahead, the real-time clock stepped back 8 s";
+    int64_t took;
+    int wrap_took;
+    int r = wait_once(CLOCK_MONOTONIC, test_deadline_on(CLOCK_MONOTONIC, 300000000u), FORCE_STEP, false, &took,
+                      &wrap_took);
+    diag("%s: ETIMEDOUT after %.1f ms", name, (double)took / 1e6);
+    if (!wrap_took && !FASTSYNC__POSIX_SLICE_MONOTONIC) {
+        skip("clock_gettime is redirected by the C library here: the wrap does not take", "%s", name);
+        return;
+    }
+    is_int(r, ETIMEDOUT, "%s: times out", name);
+    ok(took < 2300000000, "%s: within 2 s of its deadline (took %.1f ms)", name, (double)took / 1e6);
 }
 
 static void ts_add_edges(void)
@@ -137,9 +174,9 @@ int main(void)
     test_init();
     test_watchdog_start(NULL, NULL); /* a wait that never ends becomes a failure */
     ts_add_edges();
-    one("MONOTONIC deadline, realtime at x.999999", CLOCK_MONOTONIC, 1);
-    one("MONOTONIC deadline, realtime as it is", CLOCK_MONOTONIC, 0);
-    one("REALTIME deadline", CLOCK_REALTIME, 0);
+    overflow("the slices' clock at x.999999", FORCE_NSEC);
+    overflow("the clocks as they are", FORCE_NONE);
+    step_back();
     test_watchdog_stop();
     return done_testing();
 }

@@ -57,6 +57,10 @@ static inline int model_once(void (*f)(void))
 #define pthread_cond_t model_cond_t
 #define pthread_cond_init(c, a) model_cond_init(c)
 #define pthread_cond_destroy(c) 0
+#define pthread_condattr_t int /* the slices' clock: no deadlines here */
+#define pthread_condattr_init(a) 0
+#define pthread_condattr_setclock(a, k) 0
+#define pthread_condattr_destroy(a) 0
 #define pthread_cond_wait(c, m) model_cond_wait(c, m)
 #define pthread_cond_timedwait(c, m, t) model_cond_wait(c, m) /* no deadlines here */
 #define pthread_cond_signal(c) model_cond_signal(c)
