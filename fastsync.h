@@ -995,9 +995,12 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
  * so a step of the real-time clock, either way, neither delays a CLOCK_MONOTONIC deadline
  * nor ends it early, and a CLOCK_REALTIME deadline is seen within a slice of the step. On
  * macOS, which has no pthread_condattr_setclock, they are timed on CLOCK_REALTIME
- * (FASTSYNC__POSIX_SLICE_MONOTONIC 0): a step back there delays a monotonic deadline by up to the
- * step (not measured: no macOS in CI). fork: the table's locks are taken around it (pthread_atfork), so the child
- * never inherits a bucket locked by a thread it does not have.
+ * (FASTSYNC__POSIX_SLICE_MONOTONIC 0): a step back there delays a monotonic deadline by up
+ * to the step (not measured: no macOS in CI). fork: the table's locks are taken around it
+ * (pthread_atfork), so the child never inherits a bucket locked by a thread it does not
+ * have, and the child starts with every bucket empty: a node queued in the parent is a
+ * thread the child does not have, which a wake must not pick (the child's own waiter would
+ * sleep on) and whose stack the child's threads may reuse.
  * ====================================================================================== */
 #if !defined(__GNUC__)
 #error "fastsync.h: the POSIX backend needs a weak definition (gcc, clang)"
@@ -1058,6 +1061,17 @@ FASTSYNC__COLD void fastsync__table_unlock_all(void)
         (void)pthread_mutex_unlock(&fastsync__posix_table_v1.bucket[i].lock);
 }
 
+/* The child of a fork: every queued node is a parent's thread; empty each bucket, then
+ * unlock it (this thread locked them all before the fork). */
+FASTSYNC__COLD void fastsync__table_child(void)
+{
+    for (int i = FASTSYNC__TABLE_SIZE - 1; i >= 0; i--) {
+        struct fastsync__bucket *b = &fastsync__posix_table_v1.bucket[i];
+        b->head.next = b->head.prev = &b->head;
+        (void)pthread_mutex_unlock(&b->lock);
+    }
+}
+
 FASTSYNC__COLD void fastsync__table_init(void)
 {
     for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
@@ -1066,7 +1080,7 @@ FASTSYNC__COLD void fastsync__table_init(void)
         b->head.next = b->head.prev = &b->head;
     }
     (void)pthread_atfork(fastsync__table_lock_all, fastsync__table_unlock_all,
-                         fastsync__table_unlock_all);
+                         fastsync__table_child);
 }
 
 FASTSYNC__COLD struct fastsync__bucket *fastsync__bucket_of(void *word)
