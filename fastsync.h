@@ -29,8 +29,10 @@
  *                           variables, one per process (a weak definition: nothing to link
  *                           or define). Shared: no, init says EINVAL (the table is in one
  *                           process). Clocks: MONOTONIC, REALTIME (slept on in slices of at
- *                           most 1 s). Signals never interrupt its sleep. The default on
- *                           other POSIX systems; define it to use it on Linux.
+ *                           most 2 s timed on MONOTONIC; on macOS on REALTIME). Signals
+ *                           never interrupt its sleep. A fork's child starts with an empty
+ *                           table. The default on other POSIX systems; define it to use it
+ *                           on Linux.
  *   FASTSYNC_BACKEND_WINDOWS "windows" WaitOnAddress, WakeByAddressSingle/All, looked up
  *                           at first use. Shared: no, init says EINVAL (WaitOnAddress is
  *                           process-private). Clocks: MONOTONIC (QueryPerformanceCounter),
@@ -2700,6 +2702,8 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * entry's word at a time, taking the entries in turn, for a slice that starts at
  * FASTSYNC__WA_SLICE_MIN_NS (50 us) and doubles after every slice that ends with nothing
  * ready, up to FASTSYNC__WA_SLICE_MAX_NS (10 ms); it looks at every entry after each slice.
+ * The slices are timed on CLOCK_MONOTONIC whatever the deadline's clock (cut to what is
+ * left of it), so a step of the real-time clock does not stretch one.
  * Its cost: the entry it sleeps on wakes it at once, another is seen at the end of the
  * slice (up to 10 ms late once the wait has lasted about 20 ms), and an idle waiter makes
  * about 100 wakeups a second (98 sleeps in a 1 s timedwait_any, where futex_waitv makes
@@ -2928,20 +2932,23 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
         }
         *one = 1;
     }
-    /* The fallback: the slice ends at now + slice on `clock`, or at the deadline. */
+    /* The fallback: a slice timed on CLOCK_MONOTONIC, so that a step of the real-time clock
+     * neither stretches nor cuts it, and no longer than what is left of the deadline on its
+     * own clock (looked at again after the slice). */
     unsigned round = (*one)++;
     uint64_t slice = FASTSYNC__WA_SLICE_MIN_NS;
     for (unsigned k = 1; k < round && slice < FASTSYNC__WA_SLICE_MAX_NS; k++) slice *= 2;
     if (slice > FASTSYNC__WA_SLICE_MAX_NS) slice = FASTSYNC__WA_SLICE_MAX_NS;
+    if (abstime != NULL) {
+        int64_t left = fastsync__until(clock, abstime);
+        if (left < (int64_t)slice) slice = left > 0 ? (uint64_t)left : 0; /* 0: no sleep */
+    }
     struct timespec end;
-    fastsync__clock_now(clock, &end);
+    fastsync__clock_now(CLOCK_MONOTONIC, &end);
     fastsync__ts_add(&end, slice);
-    if (abstime != NULL && (abstime->tv_sec < end.tv_sec ||
-                            (abstime->tv_sec == end.tv_sec && abstime->tv_nsec < end.tv_nsec)))
-        end = *abstime;
     unsigned slept_on = (round - 1) % w->n;
     const struct fastsync__waitv *v = &w->v[slept_on];
-    int r = fastsync__wait(v->word, v->expected, v->shared, clock, &end);
+    int r = fastsync__wait(v->word, v->expected, v->shared, CLOCK_MONOTONIC, &end);
     fastsync__wa_woken(w, r != 0 ? w->n : slept_on, 0); /* only that word's wake was taken */
     return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
 }
