@@ -613,6 +613,12 @@ FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now)
 }
 #endif
 
+/* The seconds from b to a, two tv_sec values (>= 0), as a signed 64-bit count, compared
+ * before subtracting: exact whether time_t is signed (every Linux ABI) or unsigned
+ * (OpenWatcom, where a - b would wrap to "far ahead" for a deadline already past). A macro,
+ * so that a test can apply it to an unsigned type where time_t is signed. */
+#define FASTSYNC__SEC_DIFF(a, b) ((a) >= (b) ? (int64_t)((a) - (b)) : -(int64_t)((b) - (a)))
+
 /* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
  * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
  * deadline helpers below use it too.) */
@@ -620,9 +626,9 @@ FASTSYNC_API int64_t fastsync__until(clockid_t clock, const struct timespec *abs
 {
     struct timespec now;
     fastsync__clock_now(clock, &now);
-    if (abstime->tv_sec - now.tv_sec > 1) return FASTSYNC__NSEC_PER_SEC;
-    return (int64_t)(abstime->tv_sec - now.tv_sec) * FASTSYNC__NSEC_PER_SEC +
-           (abstime->tv_nsec - now.tv_nsec);
+    int64_t secs = FASTSYNC__SEC_DIFF(abstime->tv_sec, now.tv_sec);
+    if (secs > 1) return FASTSYNC__NSEC_PER_SEC;
+    return secs * FASTSYNC__NSEC_PER_SEC + (abstime->tv_nsec - now.tv_nsec);
 }
 
 /* The largest time_t: signed on every Linux ABI, unsigned on OpenWatcom. */
