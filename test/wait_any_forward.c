@@ -29,6 +29,8 @@
  *    on S's (C's) word in its fallback slice, stays there past the slice's end in the rounds
  *    the test arms (a futex wait may return late), and P sleeps on the same word, so the
  *    post's wake reaches W in every round: asserted.
+ * On the Windows backend a signal wakes every sleeper (FASTSYNC__CV_WAKE_ONE): the condvar
+ * rounds cannot trap W there, and that point is skipped, saying so.
  * It fails: with the semaphore wake left out of fastsync__wa_leave (or the ticket's), P
  * sleeps to its deadline in the first round that W absorbs the wake (see the commit). */
 #include "harness.h"
@@ -454,7 +456,12 @@ static void run(const char *name, bool pinned, int variant, double ms)
         is_int(test_cond_waiters(&C), 0, "%s, condvar: no ticket left registered", name);
         is_int(test_cond_pending(&C), 0, "%s, condvar: each of the %lu signals was claimed once", name, sent);
     }
-    if (use_table)
+    if (use_table && variant == V_COND && FASTSYNC__CV_WAKE_ONE != 1)
+        /* the Windows backend: a signal wakes every sleeper, W and P alike (fastsync.h,
+         * FASTSYNC__CV_WAKE_ONE), so no wake of one can reach W alone */
+        skip("a signal wakes every sleeper on this backend: no wake of one for W to absorb",
+             "%s, condvar: every round, the post's wake reached W while P slept (the table)", name);
+    else if (use_table)
         is_int(absorbed, r, "%s, %s: every round, the post's wake reached W while P slept (the table)", name,
                variant_name[variant]);
 }
