@@ -63,7 +63,7 @@ static struct {
     int p_ret;
     bool p_late;                          /* published by p_done */
     _Atomic(unsigned long) forwards;      /* wakes W made inside wait_any (its leaves) */
-    _Atomic(int) armed;                   /* table: W's sleep on the target word stays */
+    _Atomic(int) armed;                   /* table: W's next sleep on the target word stays */
     _Atomic(int) watch;                   /* table: the round whose post/signal is watched */
     _Atomic(int) absorbed;                /* table: the last round whose wake reached W */
     _Atomic(int) round;
@@ -76,7 +76,7 @@ struct tnode {
     struct tnode *next;
     void *word;
     int role;
-    bool parked; /* W's sleep on the target word in an armed round: no deadline */
+    bool parked; /* W's first sleep on the target word in an armed round: no deadline */
     bool woken;
     pthread_cond_t cond;
 };
@@ -106,8 +106,14 @@ static int table_wait(void *word, uint32_t expected, int shared, clockid_t clock
         struct tnode n;
         n.word = word;
         n.role = role;
-        /* relaxed: armed is set before the round's go_w, which W read with acquire */
-        n.parked = role == ROLE_W && word == R.target && atomic_load_explicit(&R.armed, memory_order_relaxed) != 0;
+        /* W's first sleep on the target word in an armed round is parked, and only that one:
+         * the exchange takes the round's arm. A W woken from it that sleeps again in the same
+         * round (on the Windows backend a signal wakes P too, and P may claim the signal
+         * first) sleeps an ordinary slice, and sees E when it is set; parked again, it would
+         * sleep on C's word for ever with E set. Relaxed: armed was stored before the round's
+         * go_w, which W read with acquire, and only W's exchange and main's stores touch it. */
+        n.parked = role == ROLE_W && word == R.target &&
+                   atomic_exchange_explicit(&R.armed, 0, memory_order_relaxed) != 0;
         n.woken = false;
         if (abstime != NULL && !n.parked && test_clock_ns(clock) >= test_ts_ns(*abstime)) {
             pthread_mutex_unlock(&tlock);
