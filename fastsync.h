@@ -986,15 +986,36 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
  * waiter locks first, it is queued before it unlocks (pthread_cond_wait unlocks atomically),
  * and the wake finds it.
  *
- * One table per process, though the library is one header: the table is a weak definition,
- * which the linker (ELF, Mach-O) merges into one across every translation unit, with no
+ * One table per process, though the library is one header: the table,
+ * fastsync__posix_table_v2, is a weak definition with default visibility (whatever
+ * -fvisibility says), which the linker merges into one across the translation units of an
+ * image and the dynamic linker binds to one copy across the images that export it, with no
  * FASTSYNC_IMPLEMENTATION for the user to place (a forgotten one would be a link error, a
- * duplicated one too: a weak symbol has neither failure mode). Its name carries a layout
- * number, so copies of the header with another layout get their own table and never read
- * each other's. The one limit: two shared libraries built with hidden visibility each keep
- * their own table, so an object waited on in one and posted in the other needs
- * FASTSYNC_BACKEND_POSIX code in one of them only, or default visibility for
- * fastsync__posix_table_v1 and fastsync__posix_once_v1.
+ * duplicated one too: a weak symbol has neither failure mode). Its set-up word is in it, so
+ * images never disagree on whether it is set up. Its name carries a layout number, so
+ * copies of the header with another layout get their own table and never read each
+ * other's. Where images meet:
+ *   - an executable and the shared libraries it is linked with: one table;
+ *   - code loaded with dlopen (RTLD_LOCAL too) binds to the table of the executable or of a
+ *     library it is linked with, if that image exports it. An executable exports it only
+ *     if a library linked with it names it, or if it is linked with
+ *     -Wl,--export-dynamic-symbol=fastsync__posix_table_v2 (GNU ld 2.35, lld, mold) or
+ *     -rdynamic (every symbol). A plugin host that uses fastsync and loads plugins that do
+ *     must be linked so (test/posix_dlopen.c does, and shows the wake crossing);
+ *   - the cases that keep a table of their own, so that a wait there and a wake elsewhere
+ *     never meet: a plugin loaded by a host that does not export the table (not linked as
+ *     above, or not using fastsync at all: then two RTLD_LOCAL plugins have one each; link
+ *     the host so, or load one plugin RTLD_GLOBAL before the others); an image linked with
+ *     -Bsymbolic, or whose version script makes fastsync__* local; a static executable
+ *     (it has no dynamic symbols for a plugin to bind to). Objects that never
+ *     leave one image are never affected;
+ *   - dlclose: the table lives in the image whose copy the others are bound to, which the
+ *     dynamic linker keeps loaded while they are (glibc, musl); every image registers
+ *     its own fork handlers at its first use, so unloading the image that set the table up
+ *     leaves the others' in place;
+ *   - macOS (Mach-O): dyld coalesces weak definitions across the images it loads, as it
+ *     does for C++ inline functions, which should give one table with no flag; known, not
+ *     measured (no macOS in CI).
  *
  * What it refuses: FASTSYNC_SHARED (a table is in one process; init says EINVAL). What it
  * costs: a sleep and a wake lock a bucket mutex; deadlines are waited for in slices of at
@@ -1049,52 +1070,101 @@ struct fastsync__bucket {
 };
 
 struct fastsync__table {
+    /* Set-up, once per process by whichever image uses the table first: 0 none, 1 under
+     * way, 2 done (its release store pairs with the acquire load of every later use). */
+    uint32_t ready;
+    /* fork (below): the forking thread's token (the address of its errno: unique among
+     * live threads; 0 when no fork is under way), and how many more handlers of that fork
+     * ran their prepare than have run their parent or child handler. Relaxed: a thread
+     * reads its own token only if it stored it; any other value means "not me". */
+    uintptr_t forker;
+    int fork_depth; /* only the forking thread, holding every bucket, touches it */
+    pthread_condattr_t attr; /* the nodes' (the slices' clock): made once, at set-up */
     struct fastsync__bucket bucket[FASTSYNC__TABLE_SIZE];
 };
 
-/* Set up by its first use (pthread_once); every translation unit's weak definitions are the
- * same. */
-__attribute__((weak)) pthread_once_t fastsync__posix_once_v1 = PTHREAD_ONCE_INIT;
-__attribute__((weak)) struct fastsync__table fastsync__posix_table_v1;
+/* The table, one per process: a weak definition with default visibility (whatever the
+ * build's -fvisibility), so that the dynamic linker binds every image that names it to one
+ * copy (the manual, above, says when it cannot). It is self-contained: its set-up word is
+ * in it, so that images never disagree on whether it is set up. */
+__attribute__((weak, visibility("default"))) struct fastsync__table fastsync__posix_table_v2;
+#define FASTSYNC__TABLE fastsync__posix_table_v2
 
-FASTSYNC__COLD void fastsync__table_lock_all(void)
+/* fork: every image (executable, shared library) that uses the table registers its own
+ * handlers, once (this image's flag: hidden), because dlclose unregisters the handlers of
+ * the image it unloads, which may be the one that set the table up. The handlers of one
+ * fork nest: the forking thread's first prepare locks every bucket, its later ones count;
+ * the last parent or child handler unlocks them. */
+__attribute__((weak, visibility("hidden"))) pthread_once_t fastsync__posix_image_once_v2 = PTHREAD_ONCE_INIT;
+
+FASTSYNC__COLD void fastsync__table_prepare(void)
 {
+    uintptr_t me = (uintptr_t)&errno;
+    if (__atomic_load_n(&FASTSYNC__TABLE.forker, __ATOMIC_RELAXED) == me) {
+        FASTSYNC__TABLE.fork_depth++;
+        return;
+    }
     for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++)
-        (void)pthread_mutex_lock(&fastsync__posix_table_v1.bucket[i].lock);
+        (void)pthread_mutex_lock(&FASTSYNC__TABLE.bucket[i].lock);
+    __atomic_store_n(&FASTSYNC__TABLE.forker, me, __ATOMIC_RELAXED);
+    FASTSYNC__TABLE.fork_depth = 0;
 }
 
-FASTSYNC__COLD void fastsync__table_unlock_all(void)
+/* After the fork, in the parent (child 0) and in the child (child 1), where every queued
+ * node is a thread of the parent's: the buckets are emptied, then unlocked. */
+FASTSYNC__COLD void fastsync__table_after_fork(int child)
 {
-    for (int i = FASTSYNC__TABLE_SIZE - 1; i >= 0; i--)
-        (void)pthread_mutex_unlock(&fastsync__posix_table_v1.bucket[i].lock);
-}
-
-/* The child of a fork: every queued node is a parent's thread; empty each bucket, then
- * unlock it (this thread locked them all before the fork). */
-FASTSYNC__COLD void fastsync__table_child(void)
-{
+    if (FASTSYNC__TABLE.fork_depth > 0) {
+        FASTSYNC__TABLE.fork_depth--;
+        return;
+    }
+    __atomic_store_n(&FASTSYNC__TABLE.forker, (uintptr_t)0, __ATOMIC_RELAXED);
     for (int i = FASTSYNC__TABLE_SIZE - 1; i >= 0; i--) {
-        struct fastsync__bucket *b = &fastsync__posix_table_v1.bucket[i];
-        b->head.next = b->head.prev = &b->head;
+        struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
+        if (child) b->head.next = b->head.prev = &b->head;
         (void)pthread_mutex_unlock(&b->lock);
     }
 }
 
-FASTSYNC__COLD void fastsync__table_init(void)
+FASTSYNC__COLD void fastsync__table_parent(void) { fastsync__table_after_fork(0); }
+
+FASTSYNC__COLD void fastsync__table_child(void) { fastsync__table_after_fork(1); }
+
+/* This image's first use: sets the table up if no image has (or waits for the one that
+ * is), then registers this image's fork handlers (after: a handler never meets a table
+ * being set up). */
+FASTSYNC__COLD void fastsync__table_image_init(void)
 {
-    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
-        struct fastsync__bucket *b = &fastsync__posix_table_v1.bucket[i];
-        (void)pthread_mutex_init(&b->lock, NULL);
-        b->head.next = b->head.prev = &b->head;
+    uint32_t none = 0;
+    /* acquire on failure: pairs with the release store of 2 below, in another image or
+     * thread (a failure that reads 2 may use the table at once); on success nobody has
+     * written the table, and acquire only because a failure order cannot be stronger. */
+    if (__atomic_compare_exchange_n(&FASTSYNC__TABLE.ready, &none, 1, 0, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_ACQUIRE)) {
+        for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
+            struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
+            (void)pthread_mutex_init(&b->lock, NULL);
+            b->head.next = b->head.prev = &b->head;
+        }
+        (void)pthread_condattr_init(&FASTSYNC__TABLE.attr);
+#if FASTSYNC__POSIX_SLICE_MONOTONIC
+        (void)pthread_condattr_setclock(&FASTSYNC__TABLE.attr, CLOCK_MONOTONIC);
+#endif
+        /* release: pairs with the acquire loads of every other image's and thread's use */
+        __atomic_store_n(&FASTSYNC__TABLE.ready, 2, __ATOMIC_RELEASE);
+    } else {
+        /* acquire: pairs with the release store of 2 (a set-up under way: a few µs) */
+        while (__atomic_load_n(&FASTSYNC__TABLE.ready, __ATOMIC_ACQUIRE) != 2) (void)sched_yield();
     }
-    (void)pthread_atfork(fastsync__table_lock_all, fastsync__table_unlock_all,
-                         fastsync__table_child);
+    (void)pthread_atfork(fastsync__table_prepare, fastsync__table_parent, fastsync__table_child);
 }
 
 FASTSYNC__COLD struct fastsync__bucket *fastsync__bucket_of(void *word)
 {
-    (void)pthread_once(&fastsync__posix_once_v1, fastsync__table_init);
-    return &fastsync__posix_table_v1.bucket[fastsync__addr_hash((uintptr_t)word, FASTSYNC__TABLE_SIZE)];
+    /* pthread_once: every later call in this image happens after the init's return, so
+     * after its acquire of ready == 2 */
+    (void)pthread_once(&fastsync__posix_image_once_v2, fastsync__table_image_init);
+    return &FASTSYNC__TABLE.bucket[fastsync__addr_hash((uintptr_t)word, FASTSYNC__TABLE_SIZE)];
 }
 
 FASTSYNC__COLD void fastsync__node_unlink(struct fastsync__node *n)
@@ -1137,13 +1207,7 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     } else {
         n.word = word;
         n.woken = 0;
-        pthread_condattr_t ca;
-        (void)pthread_condattr_init(&ca);
-#if FASTSYNC__POSIX_SLICE_MONOTONIC
-        (void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-#endif
-        (void)pthread_cond_init(&n.cond, &ca);
-        (void)pthread_condattr_destroy(&ca);
+        (void)pthread_cond_init(&n.cond, &FASTSYNC__TABLE.attr);
         n.prev = z.b->head.prev;
         n.next = &z.b->head;
         n.prev->next = n.next->prev = &n;

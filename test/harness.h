@@ -253,6 +253,20 @@ static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsi
     return fastsync__ev_state(v) == FASTSYNC__EV_BUSY && test_kernel_waits() - waits0 >= n;
 }
 
+#if defined(FASTSYNC_BACKEND_POSIX)
+/* The POSIX backend's wait table: the nodes queued in the bucket of `word`, counted under
+ * the bucket's lock (at most 1000: a ring that never comes back is a broken table). */
+static inline int test_table_queued(void *word)
+{
+    struct fastsync__bucket *b = fastsync__bucket_of(word);
+    int n = 0;
+    (void)pthread_mutex_lock(&b->lock);
+    for (struct fastsync__node *x = b->head.next; x != &b->head && n < 1000; x = x->next) n++;
+    (void)pthread_mutex_unlock(&b->lock);
+    return n;
+}
+#endif
+
 static inline void test_dump_sem(const char *what, const fastsync_sem_t *s)
 {
     uint64_t v = fastsync__load(&s->state, memory_order_relaxed);

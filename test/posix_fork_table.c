@@ -13,16 +13,8 @@
 
 static fastsync_sem_t s;
 
-/* The nodes queued in the bucket of s's futex word, under the bucket's lock. */
-static int queued(void)
-{
-    struct fastsync__bucket *b = fastsync__bucket_of(fastsync__sem_futex(&s));
-    int n = 0;
-    (void)pthread_mutex_lock(&b->lock);
-    for (struct fastsync__node *p = b->head.next; p != &b->head && n < 1000; p = p->next) n++;
-    (void)pthread_mutex_unlock(&b->lock);
-    return n;
-}
+/* The nodes queued in the table in the bucket of s's futex word. */
+static int queued(void) { return test_table_queued(fastsync__sem_futex(&s)); }
 
 static void *parent_sleeper(void *unused)
 {

@@ -21,7 +21,7 @@ const char *peer_backend(void) { return FASTSYNC_BACKEND; }
 const void *peer_table(void)
 {
 #if defined(FASTSYNC_BACKEND_POSIX)
-    return &fastsync__posix_table_v1;
+    return &fastsync__posix_table_v2;
 #else
     return NULL;
 #endif

@@ -76,6 +76,6 @@ static inline int model_once(void (*f)(void))
 
 int main(void)
 {
-    (void)fastsync__bucket_of(&e[0]); /* the table's pthread_once, before the threads */
+    (void)fastsync__bucket_of(&e[0]); /* the table set up, before the threads */
     return table_harness_run();
 }

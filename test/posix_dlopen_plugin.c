@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* posix_dlopen_plugin.c - a plugin of posix_dlopen, built twice (posix_dlopen_a.so and
+ * posix_dlopen_b.so) and loaded with dlopen(RTLD_LOCAL): it includes fastsync.h as a user's
+ * plugin would, with the POSIX backend (the wait table), and waits or posts for the host. */
+#define FASTSYNC_BACKEND_POSIX 1
+#include "fastsync.h"
+
+#include <time.h>
+
+#include "posix_dlopen.h"
+
+static const void *table(void) { return &fastsync__posix_table_v2; }
+
+static int sem_wait(fastsync_sem_t *s) { return fastsync_sem_wait(s); }
+
+static int sem_post(fastsync_sem_t *s) { return fastsync_sem_post(s); }
+
+static int sem_wait_ms(fastsync_sem_t *s, int ms)
+{
+    struct timespec t;
+    (void)clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return fastsync_sem_clockwait(s, CLOCK_MONOTONIC, &t);
+}
+
+const struct plugin posix_dlopen_plugin = { table, sem_wait, sem_post, sem_wait_ms };
