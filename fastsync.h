@@ -988,34 +988,42 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
  *
  * One table per process, though the library is one header: the table,
  * fastsync__posix_table_v2, is a weak definition with default visibility (whatever
- * -fvisibility says), which the linker merges into one across the translation units of an
- * image and the dynamic linker binds to one copy across the images that export it, with no
+ * -fvisibility says), emitted by every file that includes this header with this backend,
+ * which the linker merges into one per image (executable or shared library) and the
+ * dynamic linker binds to one copy across the images that export it; no
  * FASTSYNC_IMPLEMENTATION for the user to place (a forgotten one would be a link error, a
  * duplicated one too: a weak symbol has neither failure mode). Its set-up word is in it, so
  * images never disagree on whether it is set up. Its name carries a layout number, so
  * copies of the header with another layout get their own table and never read each
- * other's. Where images meet:
+ * other's (every image must also agree on the internal FASTSYNC__ macros). Where images
+ * meet:
  *   - an executable and the shared libraries it is linked with: one table;
- *   - code loaded with dlopen (RTLD_LOCAL too) binds to the table of the executable or of a
- *     library it is linked with, if that image exports it. An executable exports it only
- *     if a library linked with it names it, or if it is linked with
- *     -Wl,--export-dynamic-symbol=fastsync__posix_table_v2 (GNU ld 2.35, lld, mold) or
- *     -rdynamic (every symbol). A plugin host that uses fastsync and loads plugins that do
- *     must be linked so (test/posix_dlopen.c does, and shows the wake crossing);
+ *   - code loaded with dlopen (RTLD_LOCAL too) binds to the copy of the executable or of a
+ *     library the executable is linked with, if that image exports it. A library does; an
+ *     executable only if a library it is linked with names the table, or if it is linked
+ *     with -Wl,--export-dynamic-symbol=fastsync__posix_table_v2 (GNU ld 2.35, gold, lld,
+ *     mold; older GNU ld: -Wl,--dynamic-list=FILE, FILE holding
+ *     "{ fastsync__posix_table_v2; };") or -rdynamic (every symbol). So a plugin host
+ *     compiles at least one file that includes fastsync.h with this backend, and is
+ *     linked so (test/posix_dlopen.c is, and shows the wake crossing);
  *   - the cases that keep a table of their own, so that a wait there and a wake elsewhere
- *     never meet: a plugin loaded by a host that does not export the table (not linked as
- *     above, or not using fastsync at all: then two RTLD_LOCAL plugins have one each; link
- *     the host so, or load one plugin RTLD_GLOBAL before the others); an image linked with
- *     -Bsymbolic, or whose version script makes fastsync__* local; a static executable
- *     (it has no dynamic symbols for a plugin to bind to). Objects that never
- *     leave one image are never affected;
+ *     never meet: a plugin of a host that does not export a table (not linked as above,
+ *     or with no file of fastsync's: then two RTLD_LOCAL plugins have one each, and so
+ *     does a library that only plugins depend on, with the first plugin loaded; load one
+ *     plugin RTLD_GLOBAL before the others, or fix the host); an image loaded with
+ *     RTLD_DEEPBIND or dlmopen; an image linked with -Bsymbolic (-Bsymbolic-functions is
+ *     fine), with -Wl,--exclude-libs over an archive holding fastsync code, or whose
+ *     version script makes fastsync__* local; the plugins of a static executable (it has
+ *     no dynamic symbols to bind to). Objects that never leave one image are never
+ *     affected;
  *   - dlclose: the table lives in the image whose copy the others are bound to, which the
- *     dynamic linker keeps loaded while they are (glibc, musl); every image registers
- *     its own fork handlers at its first use, so unloading the image that set the table up
- *     leaves the others' in place;
- *   - macOS (Mach-O): dyld coalesces weak definitions across the images it loads, as it
- *     does for C++ inline functions, which should give one table with no flag; known, not
- *     measured (no macOS in CI).
+ *     dynamic linker keeps loaded while they are (glibc, musl). Every image registers its
+ *     own fork handler at its first use, because glibc's dlclose unregisters the handlers
+ *     of the image it unloads (musl never unloads); on a system whose dlclose unloads code
+ *     but keeps its fork handlers, a fork after the dlclose of a plugin that used the
+ *     table would call into unmapped code: link such plugins with -Wl,-z,nodelete;
+ *   - macOS (Mach-O, two-level namespaces): whether dyld binds a dlopen'ed image's weak
+ *     definition to the executable's is not known here (not measured: no macOS in CI).
  *
  * What it refuses: FASTSYNC_SHARED (a table is in one process; init says EINVAL). What it
  * costs: a sleep and a wake lock a bucket mutex; deadlines are waited for in slices of at
@@ -1025,11 +1033,18 @@ FASTSYNC__COLD void fastsync__yield(void) { (void)SwitchToThread(); }
  * nor ends it early, and a CLOCK_REALTIME deadline is seen within a slice of the step. On
  * macOS, which has no pthread_condattr_setclock, they are timed on CLOCK_REALTIME
  * (FASTSYNC__POSIX_SLICE_MONOTONIC 0): a step back there delays a monotonic deadline by up
- * to the step (not measured: no macOS in CI). fork: the table's locks are taken around it
- * (pthread_atfork), so the child never inherits a bucket locked by a thread it does not
- * have, and the child starts with every bucket empty: a node queued in the parent is a
- * thread the child does not have, which a wake must not pick (the child's own waiter would
- * sleep on) and whose stack the child's threads may reuse.
+ * to the step (not measured: no macOS in CI). fork: in the child, a handler
+ * (pthread_atfork) empties every bucket and makes its lock anew: a node queued in the
+ * parent is a thread the child does not have, which a wake must not pick (the child's own
+ * waiter would sleep on) and whose stack the child's threads may reuse, and a lock held by
+ * one would never be unlocked. Making a lock anew that may be held (pthread_mutex_init
+ * over the child's copy) is what POSIX leaves undefined; glibc and musl do it as a plain
+ * initialisation (tested here), other systems are not measured. Nothing is locked around
+ * the fork (no prepare handler), so the program's own prepare and parent handlers may use
+ * fastsync objects; a child handler that runs before the table is made anew (one
+ * registered before every image's first use of the table) must not, if another thread may
+ * have been in the table at the fork. A fork during the table's set-up leaves the child's
+ * first use to set it up again.
  * ====================================================================================== */
 #if !defined(__GNUC__)
 #error "fastsync.h: the POSIX backend needs a weak definition (gcc, clang)"
@@ -1070,15 +1085,11 @@ struct fastsync__bucket {
 };
 
 struct fastsync__table {
-    /* Set-up, once per process by whichever image uses the table first: 0 none, 1 under
-     * way, 2 done (its release store pairs with the acquire load of every later use). */
+    /* Set-up, once per process by whichever image uses the table first: 0 none; 2 done
+     * (its release store pairs with the acquire load of every later use); else
+     * (pid << 2) | 1, under way in a thread of process pid, so that the child of a fork
+     * made meanwhile, which has no such thread, sees another pid and takes it over. */
     uint32_t ready;
-    /* fork (below): the forking thread's token (the address of its errno: unique among
-     * live threads; 0 when no fork is under way), and how many more handlers of that fork
-     * ran their prepare than have run their parent or child handler. Relaxed: a thread
-     * reads its own token only if it stored it; any other value means "not me". */
-    uintptr_t forker;
-    int fork_depth; /* only the forking thread, holding every bucket, touches it */
     pthread_condattr_t attr; /* the nodes' (the slices' clock): made once, at set-up */
     struct fastsync__bucket bucket[FASTSYNC__TABLE_SIZE];
 };
@@ -1090,79 +1101,78 @@ struct fastsync__table {
 __attribute__((weak, visibility("default"))) struct fastsync__table fastsync__posix_table_v2;
 #define FASTSYNC__TABLE fastsync__posix_table_v2
 
-/* fork: every image (executable, shared library) that uses the table registers its own
- * handlers, once (this image's flag: hidden), because dlclose unregisters the handlers of
- * the image it unloads, which may be the one that set the table up. The handlers of one
- * fork nest: the forking thread's first prepare locks every bucket, its later ones count;
- * the last parent or child handler unlocks them. */
+/* This image's first use of the table (hidden: one flag per executable or shared library),
+ * which registers this image's fork handler: dlclose unregisters the handlers of the image
+ * it unloads, which may be the one that set the table up. */
 __attribute__((weak, visibility("hidden"))) pthread_once_t fastsync__posix_image_once_v2 = PTHREAD_ONCE_INIT;
 
-FASTSYNC__COLD void fastsync__table_prepare(void)
-{
-    uintptr_t me = (uintptr_t)&errno;
-    if (__atomic_load_n(&FASTSYNC__TABLE.forker, __ATOMIC_RELAXED) == me) {
-        FASTSYNC__TABLE.fork_depth++;
-        return;
-    }
-    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++)
-        (void)pthread_mutex_lock(&FASTSYNC__TABLE.bucket[i].lock);
-    __atomic_store_n(&FASTSYNC__TABLE.forker, me, __ATOMIC_RELAXED);
-    FASTSYNC__TABLE.fork_depth = 0;
-}
+#define FASTSYNC__TABLE_READY 2u
 
-/* After the fork, in the parent (child 0) and in the child (child 1), where every queued
- * node is a thread of the parent's: the buckets are emptied, then unlocked. */
-FASTSYNC__COLD void fastsync__table_after_fork(int child)
+/* The child of a fork (each image's handler; the first does the work, the others do it
+ * again, harmlessly): every queued node is a thread of the parent's, and a bucket's lock
+ * may be held by one, which nobody here will unlock: each bucket is emptied and its lock
+ * made anew. Nothing is locked around the fork (no prepare or parent handler), so a fork
+ * handler of the program's own may use fastsync objects. One thread here: plain access. */
+FASTSYNC__COLD void fastsync__table_child(void)
 {
-    if (FASTSYNC__TABLE.fork_depth > 0) {
-        FASTSYNC__TABLE.fork_depth--;
-        return;
-    }
-    __atomic_store_n(&FASTSYNC__TABLE.forker, (uintptr_t)0, __ATOMIC_RELAXED);
-    for (int i = FASTSYNC__TABLE_SIZE - 1; i >= 0; i--) {
+    if (__atomic_load_n(&FASTSYNC__TABLE.ready, __ATOMIC_RELAXED) != FASTSYNC__TABLE_READY)
+        return; /* a set-up under way at the fork: the next use takes it over */
+    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
         struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
-        if (child) b->head.next = b->head.prev = &b->head;
-        (void)pthread_mutex_unlock(&b->lock);
+        (void)pthread_mutex_init(&b->lock, NULL);
+        b->head.next = b->head.prev = &b->head;
     }
 }
 
-FASTSYNC__COLD void fastsync__table_parent(void) { fastsync__table_after_fork(0); }
+FASTSYNC__COLD void fastsync__table_setup(void)
+{
+    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
+        struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
+        (void)pthread_mutex_init(&b->lock, NULL);
+        b->head.next = b->head.prev = &b->head;
+    }
+    (void)pthread_condattr_init(&FASTSYNC__TABLE.attr);
+#if FASTSYNC__POSIX_SLICE_MONOTONIC
+    (void)pthread_condattr_setclock(&FASTSYNC__TABLE.attr, CLOCK_MONOTONIC);
+#endif
+    /* release: pairs with the acquire loads of every other image's and thread's use */
+    __atomic_store_n(&FASTSYNC__TABLE.ready, FASTSYNC__TABLE_READY, __ATOMIC_RELEASE);
+}
 
-FASTSYNC__COLD void fastsync__table_child(void) { fastsync__table_after_fork(1); }
-
-/* This image's first use: sets the table up if no image has (or waits for the one that
- * is), then registers this image's fork handlers (after: a handler never meets a table
- * being set up). */
+/* This image's first use: sets the table up if no thread of this process has (or waits
+ * for the one that is), then registers this image's fork handler (after: the handler
+ * never meets a table being set up in this process). */
 FASTSYNC__COLD void fastsync__table_image_init(void)
 {
-    uint32_t none = 0;
-    /* acquire on failure: pairs with the release store of 2 below, in another image or
-     * thread (a failure that reads 2 may use the table at once); on success nobody has
-     * written the table, and acquire only because a failure order cannot be stronger. */
-    if (__atomic_compare_exchange_n(&FASTSYNC__TABLE.ready, &none, 1, 0, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_ACQUIRE)) {
-        for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
-            struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
-            (void)pthread_mutex_init(&b->lock, NULL);
-            b->head.next = b->head.prev = &b->head;
+    uint32_t mine = ((uint32_t)getpid() << 2) | 1u, v = 0;
+    for (unsigned i = 0;; i++) {
+        /* acquire (success and failure): pairs with the release store of READY in
+         * fastsync__table_setup (a failure that reads it may use the table at once); a
+         * success takes 0 or a set-up of another process's, whose writes it redoes. */
+        if (v != mine && __atomic_compare_exchange_n(&FASTSYNC__TABLE.ready, &v, mine, 0,
+                                                     __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+            fastsync__table_setup();
+            break;
         }
-        (void)pthread_condattr_init(&FASTSYNC__TABLE.attr);
-#if FASTSYNC__POSIX_SLICE_MONOTONIC
-        (void)pthread_condattr_setclock(&FASTSYNC__TABLE.attr, CLOCK_MONOTONIC);
-#endif
-        /* release: pairs with the acquire loads of every other image's and thread's use */
-        __atomic_store_n(&FASTSYNC__TABLE.ready, 2, __ATOMIC_RELEASE);
-    } else {
-        /* acquire: pairs with the release store of 2 (a set-up under way: a few µs) */
-        while (__atomic_load_n(&FASTSYNC__TABLE.ready, __ATOMIC_ACQUIRE) != 2) (void)sched_yield();
+        if (v == FASTSYNC__TABLE_READY) break;
+        if (v != mine) continue; /* another process's set-up, cut by a fork: take it over */
+        /* a thread of this process sets it up (microseconds): yield, then sleep, so that
+         * a waiter of higher priority cannot keep it from the CPU */
+        if (i < 64) {
+            (void)sched_yield();
+        } else {
+            struct timespec ms = { 0, 1000000 };
+            (void)nanosleep(&ms, NULL);
+        }
+        v = __atomic_load_n(&FASTSYNC__TABLE.ready, __ATOMIC_ACQUIRE); /* as the CAS's */
     }
-    (void)pthread_atfork(fastsync__table_prepare, fastsync__table_parent, fastsync__table_child);
+    (void)pthread_atfork(NULL, NULL, fastsync__table_child);
 }
 
 FASTSYNC__COLD struct fastsync__bucket *fastsync__bucket_of(void *word)
 {
     /* pthread_once: every later call in this image happens after the init's return, so
-     * after its acquire of ready == 2 */
+     * after its acquire of READY */
     (void)pthread_once(&fastsync__posix_image_once_v2, fastsync__table_image_init);
     return &FASTSYNC__TABLE.bucket[fastsync__addr_hash((uintptr_t)word, FASTSYNC__TABLE_SIZE)];
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* posix_dlopen_plugin.c - a plugin of posix_dlopen, built twice (posix_dlopen_a.so and
- * posix_dlopen_b.so) and loaded with dlopen(RTLD_LOCAL): it includes fastsync.h as a user's
- * plugin would, with the POSIX backend (the wait table), and waits or posts for the host. */
+ * posix_dlopen_b.so, B with -fvisibility=hidden) and loaded with dlopen(RTLD_LOCAL): it
+ * includes fastsync.h as a user's plugin would, with the POSIX backend (the wait table),
+ * and waits or posts for the host. */
 #define FASTSYNC_BACKEND_POSIX 1
 #include "fastsync.h"
 
@@ -28,4 +29,7 @@ static int sem_wait_ms(fastsync_sem_t *s, int ms)
     return fastsync_sem_clockwait(s, CLOCK_MONOTONIC, &t);
 }
 
-const struct plugin posix_dlopen_plugin = { table, sem_wait, sem_post, sem_wait_ms };
+/* the one symbol the host looks up: exported even with -fvisibility=hidden (plugin B) */
+__attribute__((visibility("default"))) const struct plugin posix_dlopen_plugin = {
+    table, sem_wait, sem_post, sem_wait_ms
+};
