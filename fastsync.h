@@ -194,6 +194,20 @@
  *   before the caller's cleanup handlers run (as POSIX requires of pthread_cond_wait). A
  *   wait that can take or return at once is not a cancellation point (the fast paths make
  *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
+ *   Signal handlers: the Linux backend turns asynchronous cancellation on around its futex
+ *   call only, as glibc before 2.41 does around its own cancellation points (2.36's, seen
+ *   here; musl's own points, and by its sources glibc 2.41's, check where the thread was
+ *   instead, and do not do this). So a handler that runs while the thread sleeps in a wait runs with asynchronous
+ *   cancellation, and a pthread_cancel arriving then acts anywhere in the handler: a post,
+ *   set or unlock the handler makes can be cut between its RMW and its wake (a sleeper of
+ *   that object sleeps on, the token in the word). A handler that may run in a thread that
+ *   may be cancelled must make its calls with cancellation disabled
+ *   (pthread_setcancelstate around them: not on POSIX's list of async-signal-safe calls,
+ *   but a store to the thread's own state on glibc and musl; the cancel then acts at the
+ *   thread's next cancellation point, its wait going on), or have its signal blocked in
+ *   the threads that are cancelled; or the program defines FASTSYNC_NO_CANCEL
+ *   (test/cancel_in_handler.c shows both the cut and the remedy). The POSIX backend sleeps
+ *   in the C library's pthread_cond_wait and has that function's behaviour.
  *
  * Flags: 0 (process-private) or FASTSYNC_SHARED (the object may live in MAP_SHARED memory
  *   and be used by several processes; the futex is then keyed by page, not by address).
