@@ -632,6 +632,8 @@ FASTSYNC_API void fastsync__clock_now(clockid_t clock, struct timespec *now)
  * (OpenWatcom, where a - b would wrap to "far ahead" for a deadline already past). A macro,
  * so that a test can apply it to an unsigned type where time_t is signed. */
 #define FASTSYNC__SEC_DIFF(a, b) ((a) >= (b) ? (int64_t)((a) - (b)) : -(int64_t)((b) - (a)))
+/* x < 0, for a time_t that may be unsigned (then never), with no "always false" warning */
+#define FASTSYNC__SEC_NEGATIVE(x) ((x) < 1 && (x) != 0)
 
 /* How far the deadline `abstime` (tv_sec >= 0, tv_nsec normalized) lies ahead of `clock`
  * now, in ns: 0 or less once it has passed; more than a second reads as one second. (The
@@ -1393,7 +1395,7 @@ FASTSYNC_API int fastsync__clock_args(clockid_t clock, const struct timespec *ab
 FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec *abstime)
 {
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;
-    if (abstime->tv_sec < 0) return ETIMEDOUT;
+    if (FASTSYNC__SEC_NEGATIVE(abstime->tv_sec)) return ETIMEDOUT;
     return fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
 }
 

@@ -6,8 +6,10 @@
  * before it subtracts; here it is applied to uint32_t (OpenWatcom's type) and to signed
  * 32- and 64-bit types on both sides of each other, at the edges; then fastsync__until,
  * which uses it, on this system's time_t: deadlines 2 s and 1 ns in the past, 0.5 s and 5 s
- * ahead, on both clocks. (A build of the OS/2 double with an unsigned time_t would run the
- * header's every use of it; the double runs this test with the system's time_t.) */
+ * ahead, on both clocks; then real waits with deadlines past and just before a second
+ * boundary. The OS/2 double also builds it with an unsigned time_t
+ * (deadline_unsigned_os2_utime: test/os2/unsigned_time.h), where the OS/2 backend's every
+ * use of time_t runs unsigned, as under OpenWatcom. */
 #include "harness.h"
 
 static void sec_diff(void)
@@ -26,18 +28,25 @@ static void sec_diff(void)
     ok(FASTSYNC__SEC_DIFF(lmax, l5) == INT64_MAX - 5, "signed 64: INT64_MAX - 5");
 }
 
-static void until(clockid_t clock, const char *name)
+/* Deadlines 2 s and 1 ns before now on clock. */
+static void pasts(clockid_t clock, struct timespec *past2, struct timespec *past1ns)
 {
     struct timespec now;
     fastsync__clock_now(clock, &now);
-    struct timespec past2 = now, past1ns = now;
-    past2.tv_sec -= 2;
-    if (past1ns.tv_nsec > 0) {
-        past1ns.tv_nsec -= 1;
+    *past2 = *past1ns = now;
+    past2->tv_sec -= 2;
+    if (past1ns->tv_nsec > 0) {
+        past1ns->tv_nsec -= 1;
     } else {
-        past1ns.tv_sec -= 1;
-        past1ns.tv_nsec = 999999999L;
+        past1ns->tv_sec -= 1;
+        past1ns->tv_nsec = 999999999L;
     }
+}
+
+static void until(clockid_t clock, const char *name)
+{
+    struct timespec past2, past1ns;
+    pasts(clock, &past2, &past1ns);
     ok(fastsync__until(clock, &past2) <= 0, "%s: a deadline 2 s past has passed", name);
     ok(fastsync__until(clock, &past1ns) <= 0, "%s: a deadline 1 ns past has passed", name);
     struct timespec half = test_deadline_on(clock, 500000000u), five = test_deadline_on(clock, 5000000000u);
@@ -46,11 +55,57 @@ static void until(clockid_t clock, const char *name)
     is_int((int)(fastsync__until(clock, &five) / 1000000), 1000, "%s: 5 s ahead reads as one second", name);
 }
 
+/* Whether a wait on an empty semaphore with deadline d timed out, and not early. */
+static bool times_out(clockid_t clock, const struct timespec *d)
+{
+    fastsync_sem_t s;
+    fastsync_sem_init(&s, 0, 0);
+    int r = fastsync_sem_clockwait(&s, clock, d);
+    struct timespec now;
+    fastsync__clock_now(clock, &now);
+    bool late_enough = FASTSYNC__SEC_DIFF(now.tv_sec, d->tv_sec) > 0 ||
+                       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
+    if (r != ETIMEDOUT || !late_enough)
+        diag("  returned %d at %lld.%09ld, deadline %lld.%09ld", r, (long long)now.tv_sec, now.tv_nsec,
+             (long long)d->tv_sec, d->tv_nsec);
+    return r == ETIMEDOUT && late_enough;
+}
+
+/* Real waits (the watchdog catches one that never ends): deadlines 2 s and 1 ns past on
+ * both clocks, and 1, 5 and 11 ms before a second boundary on CLOCK_MONOTONIC (over the
+ * OS/2 backend with an unsigned time_t, 4 of 9 such waits once slept for ever). */
+static void waits(void)
+{
+    static const clockid_t clocks[2] = { CLOCK_MONOTONIC, CLOCK_REALTIME };
+    for (int c = 0; c < 2; c++) {
+        const char *name = c == 0 ? "MONOTONIC" : "REALTIME";
+        struct timespec past2, past1ns;
+        pasts(clocks[c], &past2, &past1ns);
+        ok(times_out(clocks[c], &past2), "%s: a wait with a deadline 2 s past says ETIMEDOUT", name);
+        ok(times_out(clocks[c], &past1ns), "%s: a wait with a deadline 1 ns past says ETIMEDOUT", name);
+    }
+    static const long before_ms[3] = { 1, 5, 11 };
+    for (int i = 0; i < 3; i++) {
+        struct timespec now, d;
+        fastsync__clock_now(CLOCK_MONOTONIC, &now);
+        d.tv_sec = now.tv_sec + (now.tv_nsec < 1000000000L - 20000000L ? 0 : 1);
+        d.tv_nsec = 1000000000L - before_ms[i] * 1000000L;
+        ok(times_out(CLOCK_MONOTONIC, &d), "MONOTONIC: a deadline %ld ms before a second boundary: ETIMEDOUT, not early",
+           before_ms[i]);
+    }
+}
+
 int main(void)
 {
     test_init();
+    test_watchdog_start(NULL, NULL);
+#if defined(OS2DBL_UNSIGNED_TIME)
+    ok((time_t)-1 > 0, "time_t is unsigned in this build (test/os2/unsigned_time.h)");
+#endif
     sec_diff();
     until(CLOCK_MONOTONIC, "MONOTONIC");
     until(CLOCK_REALTIME, "REALTIME");
+    waits();
+    test_watchdog_stop();
     return done_testing();
 }
