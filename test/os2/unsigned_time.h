@@ -5,13 +5,11 @@
  * timespec with types of the same size and layout (glibc on a 64-bit CPU: 8-byte seconds),
  * so the C library's clock_gettime and pthread_cond_timedwait still read and write them;
  * only the signedness differs, which is the point: a past deadline's second difference
- * wraps. OpenWatcom's is also 32 bits wide; the double runs where glibc's is 64. */
+ * wraps. On a 64-bit CPU it is 8 bytes wide; on i386 with glibc's 32-bit time_t it is
+ * OpenWatcom's exactly, an unsigned 32-bit long. */
 #ifndef OS2DBL_UNSIGNED_TIME_H
 #define OS2DBL_UNSIGNED_TIME_H
-#if !defined(__GLIBC__) && !defined(__x86_64__) && !defined(__aarch64__)
-#include <features.h>
-#endif
-#if defined(__LP64__)
+#if defined(__LP64__) || (defined(__i386__) && !(defined(_TIME_BITS) && _TIME_BITS == 64))
 #define __time_t_defined 1
 typedef unsigned long time_t;
 #define _STRUCT_TIMESPEC 1
