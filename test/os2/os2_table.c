@@ -168,6 +168,32 @@ static void seam(void)
     is_int(wait_done(z, 1, 1, 5000), 1, "its own process's private wake woke it");
     test_thread_join(th[0]);
 
+    /* a slot of this process id whose HEV is no handle here (as a dead process with the
+     * same id would leave, white-box: the oldest sleeper's handle changed): a wake of one
+     * passes over it and reaches the next sleeper */
+    z[0] = (struct sleeper){ (void *)&word, 0, 0, -1, 0 };
+    th[0] = test_thread_start(sleeper_main, &z[0]);
+    wait_queued(t, (void *)&word, 1);
+    z[1] = (struct sleeper){ (void *)&word, 0, 0, -1, 0 };
+    th[1] = test_thread_start(sleeper_main, &z[1]);
+    wait_queued(t, (void *)&word, 2);
+    fastsync__os2_lock(t->lock[b]);
+    i = t->slot[b].next; /* the oldest: z[0]'s */
+    ULONG hev0 = t->slot[i].hev;
+    t->slot[i].hev = 0x7ffffff0u; /* no handle of the double's */
+    fastsync__os2_unlock(t->lock[b]);
+    fastsync__wake_sys((void *)&word, 1, 0);
+    fastsync__os2_lock(t->lock[b]);
+    ok(t->slot[b].next == i && t->slot[i].next == b && !t->slot[i].woken,
+       "a stale slot of this process id (no such HEV): a wake of one passed over it (still queued, not woken) and took the next sleeper's");
+    t->slot[i].hev = hev0;
+    fastsync__os2_unlock(t->lock[b]);
+    is_int(wait_done(&z[1], 1, 1, 5000), 1, "... which returned");
+    fastsync__wake_sys((void *)&word, 1, 0);
+    is_int(wait_done(z, 1, 1, 5000), 1, "with its handle back, a wake woke the first sleeper");
+    test_thread_join(th[0]);
+    test_thread_join(th[1]);
+
     /* a shared sleeper is woken by a shared wake only */
     z[0] = (struct sleeper){ (void *)&word, 1, 0, -1, 0 };
     th[0] = test_thread_start(sleeper_main, &z[0]);
