@@ -253,6 +253,24 @@ static inline bool test_event_asleep(const fastsync_event_t *e, unsigned n, unsi
     return fastsync__ev_state(v) == FASTSYNC__EV_BUSY && test_kernel_waits() - waits0 >= n;
 }
 
+#if defined(TEST_CLOCK_ADJUST)
+/* For a test linked with -Wl,--wrap=clock_gettime that defines TEST_CLOCK_ADJUST (before
+ * including this file) as its function bool (clockid_t, struct timespec *): every reading
+ * of the process's clocks passes through it after the C library's; it returns whether it
+ * changed the reading, which sets test_clock_wrapped (so a test can tell that the wrap took:
+ * where the C library redirects clock_gettime, a 64-bit time_t on a 32-bit ABI, it does not). */
+static _Atomic(int) test_clock_wrapped;
+int __real_clock_gettime(clockid_t clock, struct timespec *t);
+int __wrap_clock_gettime(clockid_t clock, struct timespec *t);
+int __wrap_clock_gettime(clockid_t clock, struct timespec *t)
+{
+    int r = __real_clock_gettime(clock, t);
+    /* relaxed: a flag the reading thread looks at after its wait */
+    if (r == 0 && TEST_CLOCK_ADJUST(clock, t)) atomic_store_explicit(&test_clock_wrapped, 1, memory_order_relaxed);
+    return r;
+}
+#endif
+
 #if defined(FASTSYNC_BACKEND_POSIX)
 /* The POSIX backend's wait table: the nodes queued in the bucket of `word`, counted under
  * the bucket's lock (at most 1000: a ring that never comes back is a broken table). */

@@ -25,31 +25,27 @@
 #define FASTSYNC_BACKEND_POSIX 1
 #include <pthread.h>
 #include <time.h>
+#include <stdbool.h>
 static int test_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t);
 #define FASTSYNC__POSIX_TIMEDWAIT test_timedwait
+static bool adjust(clockid_t clock, struct timespec *t);
+#define TEST_CLOCK_ADJUST adjust
 #include "harness.h"
 
 enum { FORCE_NONE, FORCE_NSEC, FORCE_STEP };
 static _Thread_local int forced;        /* this thread's clocks, FORCE_* */
-static _Atomic(int) wrapped;            /* the wrap changed a reading */
 static _Atomic(int) slices, bad_slices; /* slices begun; deadlines not normalized */
 static long bad_nsec;                   /* the first bad tv_nsec */
 
-int __real_clock_gettime(clockid_t clock, struct timespec *t);
-int __wrap_clock_gettime(clockid_t clock, struct timespec *t);
-int __wrap_clock_gettime(clockid_t clock, struct timespec *t)
+static bool adjust(clockid_t clock, struct timespec *t)
 {
-    int r = __real_clock_gettime(clock, t);
-    if (r != 0 || forced == FORCE_NONE) return r;
     if (forced == FORCE_NSEC && clock == FASTSYNC__POSIX_SLICE_CLOCK)
         t->tv_nsec = 999999000;
     else if (forced == FORCE_STEP && clock == CLOCK_REALTIME)
         t->tv_sec += 8;
     else
-        return r;
-    /* relaxed: a flag read after the wait by this thread */
-    atomic_store_explicit(&wrapped, 1, memory_order_relaxed);
-    return r;
+        return false;
+    return true;
 }
 
 static int test_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
@@ -82,7 +78,7 @@ static int wait_once(clockid_t clock, struct timespec d, int force, bool set, in
     fastsync_event_init(&ev, 0, 0);
     atomic_store_explicit(&slices, 0, memory_order_relaxed);
     atomic_store_explicit(&bad_slices, 0, memory_order_relaxed);
-    atomic_store_explicit(&wrapped, 0, memory_order_relaxed);
+    atomic_store_explicit(&test_clock_wrapped, 0, memory_order_relaxed);
     pthread_t t;
     if (set) t = test_thread_start(setter, NULL);
     int64_t t0 = test_clock_ns(CLOCK_MONOTONIC);
@@ -92,7 +88,7 @@ static int wait_once(clockid_t clock, struct timespec d, int force, bool set, in
     *took = test_clock_ns(CLOCK_MONOTONIC) - t0;
     if (set) test_thread_join(t);
     /* relaxed: the setter has joined */
-    *wrap_took = atomic_load_explicit(&wrapped, memory_order_relaxed);
+    *wrap_took = atomic_load_explicit(&test_clock_wrapped, memory_order_relaxed);
     fastsync_event_destroy(&ev);
     return r;
 }
