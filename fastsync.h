@@ -1124,6 +1124,16 @@ __attribute__((weak, visibility("hidden"))) pthread_once_t fastsync__posix_image
 
 #define FASTSYNC__TABLE_READY 2u
 
+/* Every bucket empty, its lock new (at set-up, and in the child of a fork). */
+FASTSYNC__COLD void fastsync__table_buckets_init(void)
+{
+    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
+        struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
+        (void)pthread_mutex_init(&b->lock, NULL);
+        b->head.next = b->head.prev = &b->head;
+    }
+}
+
 /* The child of a fork (each image's handler; the first does the work, the others do it
  * again, harmlessly): every queued node is a thread of the parent's, and a bucket's lock
  * may be held by one, which nobody here will unlock: each bucket is emptied and its lock
@@ -1133,20 +1143,12 @@ FASTSYNC__COLD void fastsync__table_child(void)
 {
     if (__atomic_load_n(&FASTSYNC__TABLE.ready, __ATOMIC_RELAXED) != FASTSYNC__TABLE_READY)
         return; /* a set-up under way at the fork: the next use takes it over */
-    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
-        struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
-        (void)pthread_mutex_init(&b->lock, NULL);
-        b->head.next = b->head.prev = &b->head;
-    }
+    fastsync__table_buckets_init();
 }
 
 FASTSYNC__COLD void fastsync__table_setup(void)
 {
-    for (int i = 0; i < FASTSYNC__TABLE_SIZE; i++) {
-        struct fastsync__bucket *b = &FASTSYNC__TABLE.bucket[i];
-        (void)pthread_mutex_init(&b->lock, NULL);
-        b->head.next = b->head.prev = &b->head;
-    }
+    fastsync__table_buckets_init();
     (void)pthread_condattr_init(&FASTSYNC__TABLE.attr);
 #if FASTSYNC__POSIX_SLICE_MONOTONIC
     (void)pthread_condattr_setclock(&FASTSYNC__TABLE.attr, CLOCK_MONOTONIC);

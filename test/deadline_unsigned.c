@@ -61,13 +61,10 @@ static bool times_out(clockid_t clock, const struct timespec *d)
     fastsync_sem_t s;
     fastsync_sem_init(&s, 0, 0);
     int r = fastsync_sem_clockwait(&s, clock, d);
-    struct timespec now;
-    fastsync__clock_now(clock, &now);
-    bool late_enough = FASTSYNC__SEC_DIFF(now.tv_sec, d->tv_sec) > 0 ||
-                       (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
+    int64_t now = test_clock_ns(clock);
+    bool late_enough = now >= test_ts_ns(*d);
     if (r != ETIMEDOUT || !late_enough)
-        diag("  returned %d at %lld.%09ld, deadline %lld.%09ld", r, (long long)now.tv_sec, now.tv_nsec,
-             (long long)d->tv_sec, d->tv_nsec);
+        diag("  returned %d at %" PRId64 " ns, deadline %" PRId64 " ns", r, now, test_ts_ns(*d));
     return r == ETIMEDOUT && late_enough;
 }
 

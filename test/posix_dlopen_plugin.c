@@ -6,8 +6,6 @@
 #define FASTSYNC_BACKEND_POSIX 1
 #include "fastsync.h"
 
-#include <time.h>
-
 #include "posix_dlopen.h"
 
 static const void *table(void) { return &fastsync__posix_table_v2; }
@@ -18,14 +16,7 @@ static int sem_post(fastsync_sem_t *s) { return fastsync_sem_post(s); }
 
 static int sem_wait_ms(fastsync_sem_t *s, int ms)
 {
-    struct timespec t;
-    (void)clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
+    struct timespec t = fastsync_deadline_in((uint64_t)ms * 1000000u);
     return fastsync_sem_clockwait(s, CLOCK_MONOTONIC, &t);
 }
 
