@@ -87,6 +87,11 @@
  *   int  fastsync_event_clockwait(fastsync_event_t *e, clockid_t clock, const struct timespec *abs);
  *   FASTSYNC_EVENT_INIT(set)  static initializer (process-private)
  *   Intended use:  for (;;) { fastsync_event_reset(&e); if (cond()) break; fastsync_event_wait(&e); }
+ *   That loop is for one thread that resets. With several, one's reset can undo a set that
+ *   another has not seen yet (B resets after the set; A, between its check and its wait,
+ *   then sleeps with cond() true): reset only in the critical section that found cond()
+ *   false, under the lock that guards it, and set after publishing under that lock
+ *   (examples/worker_pool.c); or let one thread alone reset.
  *
  * Mutex, 4 bytes: a lock is one CAS (a FASTSYNC_SHARED mutex's two, see Guarantees), an unlock
  * one RMW and a FUTEX_WAKE only when a thread may sleep. The owner is not recorded (see the

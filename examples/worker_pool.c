@@ -2,19 +2,29 @@
 /* worker_pool.c - a pool of worker threads woken by one fastsync manual-reset event.
  *
  * The work queue is a plain array under a pthread mutex. The event `work_ready` only says
- * "something may have changed: look again". Each worker runs the loop the event is made
- * for:
+ * "something may have changed: look again". Each worker runs the event's loop, with the
+ * reset inside the critical section that found nothing to do:
  *
  *     for (;;) {
- *         fastsync_event_reset(&work_ready);   1. forget old news
- *         if (there is a job or we must stop)  2. look at the condition
- *             break;
- *         fastsync_event_wait(&work_ready);    3. sleep until the next set
+ *         lock(&pool.lock);
+ *         if (there is a job or we must stop)   1. look at the condition
+ *             break (unlocking);
+ *         fastsync_event_reset(&work_ready);    2. nothing to do: forget old news
+ *         unlock(&pool.lock);
+ *         fastsync_event_wait(&work_ready);     3. sleep until the next set
  *     }
  *
- * The order matters: a job handed out after step 1 sets the event again, so the wait in
- * step 3 returns at once; a job handed out before step 1 is seen in step 2. No wakeup is
- * lost, and set costs no system call when every worker is already busy.
+ * and whoever hands out work publishes it under the lock, then sets the event.
+ *
+ * Why the reset sits under the lock: with several workers, a worker's reset must never undo
+ * a set that another worker has not seen yet. In the single-waiter loop (reset; look; wait)
+ * it could: worker A resets and finds nothing; jobs or the stop flag arrive and the event is
+ * set; worker B, which saw the news, resets; A's wait then sleeps on a reset event with work
+ * waiting (the last stop is lost for good). Here a worker resets only while the lock shows
+ * nothing to do, so every reset comes before the next publication in the lock's order, and
+ * that publication's set comes after it: a worker whose wait reads the reset sleeps only
+ * while there is really nothing to do, and the set that follows new work wakes it. Set costs
+ * no system call when every worker is already busy.
  *
  * Build: cc -std=c11 -pthread -I. examples/worker_pool.c -o worker_pool */
 
@@ -48,31 +58,31 @@ static unsigned long run_job(unsigned job)
     return sum;
 }
 
-/* Takes a job if one is waiting: its number, or -1 if none (and *stop says whether more
- * may come). */
-static int take_job(bool *stop)
+/* Returns the next job, sleeping while there is none, or -1 once the queue is empty and no
+ * more jobs will come. */
+static int next_job(void)
 {
-    int job = -1;
-    pthread_mutex_lock(&pool.lock);
-    if (pool.next < pool.published) job = (int)pool.next++;
-    *stop = pool.stop;
-    pthread_mutex_unlock(&pool.lock);
-    return job;
+    for (;;) {
+        pthread_mutex_lock(&pool.lock);
+        if (pool.next < pool.published) {
+            int job = (int)pool.next++;
+            pthread_mutex_unlock(&pool.lock);
+            return job;
+        }
+        if (pool.stop) {
+            pthread_mutex_unlock(&pool.lock);
+            return -1;
+        }
+        fastsync_event_reset(&pool.work_ready); /* nothing to do, and the lock says so */
+        pthread_mutex_unlock(&pool.lock);
+        fastsync_event_wait(&pool.work_ready);
+    }
 }
 
 static void *worker(void *arg)
 {
     unsigned long *jobs_done = arg;
-    for (;;) {
-        bool stop;
-        int job;
-        for (;;) { /* the reset / check / wait loop */
-            fastsync_event_reset(&pool.work_ready);
-            job = take_job(&stop);
-            if (job >= 0 || stop) break;
-            fastsync_event_wait(&pool.work_ready);
-        }
-        if (job < 0) break; /* stop, and the queue is empty */
+    for (int job; (job = next_job()) >= 0;) {
         unsigned long r = run_job((unsigned)job);
         pthread_mutex_lock(&pool.lock);
         pool.result[job] = r;

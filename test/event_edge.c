@@ -6,6 +6,12 @@
  *  - reset on an event with sleepers (BUSY) wakes nobody and makes no syscall (over the
  *    OS/2 backend, whose sleepers wait again after ERROR_INTERRUPT: no wake); the next set
  *    still wakes them all.
+ *  - Several resetters (fastsync.h's "Intended use"): a reset by B after a set undoes it for
+ *    A, which reset and checked before that set and has not waited yet (A's wait times out
+ *    with its condition true); with the reset under the condition's lock, made only on
+ *    finding the condition false, B sees the news and does not reset, and A's wait returns.
+ *    The interleaving is played in one thread: the event keeps no thread identity, so the
+ *    calls' order is all that matters.
  *  - The generation field wraps around without losing a sleeper or the shared flag
  *    (white-box: the test writes the word's largest generation itself). */
 #include "harness.h"
@@ -132,6 +138,48 @@ int main(void)
         is_int(join_sleepers(), NSLEEPERS, "%s: the next set woke all %d", label, NSLEEPERS);
         is_int(test_kernel_wakes() - k0, 1, "%s: with one FUTEX_WAKE", label);
         is_int(fastsync_event_destroy(&g.ev), 0, "%s: destroy: no waiter left in the event", label);
+    }
+
+    /* several resetters: the hazard the manual names, then its recipe */
+    for (int flags = 0; flags <= TEST_SHARED; flags++) {
+        char label[64];
+        snprintf(label, sizeof label, "several resetters (%s)", flags ? "shared" : "private");
+        g.phase = label;
+        struct timespec d;
+        uint64_t dn;
+        bool news = false;
+        pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        fastsync_event_init(&g.ev, false, flags);
+        fastsync_event_reset(&g.ev);        /* A: reset, then finds no news */
+        news = true;                        /* the producer publishes ... */
+        fastsync_event_set(&g.ev);          /* ... and sets */
+        fastsync_event_reset(&g.ev);        /* B: reset, then sees the news */
+        d = fastsync_deadline_in(20000000);
+        dn = (uint64_t)test_ts_ns(d);
+        is_int(fastsync_event_timedwait(&g.ev, &d), ETIMEDOUT,
+               "%s: reset, check, wait by each: B's reset undid the set for A, whose wait times out", label);
+        ok(test_now_ns() >= dn, "%s: ... not early", label);
+
+        news = false;
+        pthread_mutex_lock(&lock);          /* A: finds nothing under the lock, resets there */
+        if (!news) fastsync_event_reset(&g.ev);
+        pthread_mutex_unlock(&lock);
+        pthread_mutex_lock(&lock);          /* the producer publishes under the lock ... */
+        news = true;
+        pthread_mutex_unlock(&lock);
+        fastsync_event_set(&g.ev);          /* ... then sets */
+        int b_reset = 0;
+        pthread_mutex_lock(&lock);          /* B: sees the news, so does not reset */
+        if (!news) {
+            fastsync_event_reset(&g.ev);
+            b_reset = 1;
+        }
+        pthread_mutex_unlock(&lock);
+        is_int(b_reset, 0, "%s: with the reset under the lock, B saw the news and did not reset", label);
+        d = fastsync_deadline_in(20000000);
+        is_int(fastsync_event_timedwait(&g.ev, &d), 0, "%s: ... and A's wait returns at once", label);
+        pthread_mutex_destroy(&lock);
+        fastsync_event_destroy(&g.ev);
     }
 
     /* generation wrap-around (white-box: writes the largest generation into the word) */
