@@ -25,7 +25,7 @@
  *                     clockwait on the clock given; signal, broadcast, destroy.
  * Nothing is added: fastsync's own return values pass through (EPERM from an unlock of an
  * unlocked mutex or a wait with it unlocked, EBUSY from a destroy in use), and fastsync's
- * documented differences stay (waits never return EINTR). test/glibc/check_calls.sh checks
+ * documented differences stay (waits never return EINTR). test/glibc/run.sh checks
  * that an adapted program imports no C-library sem_*, pthread_mutex_* or pthread_cond_*
  * function but the attribute ones, so that no test passes by falling through to glibc. */
 #ifndef FASTSYNC_GLIBC_ADAPTER_H
@@ -127,6 +127,14 @@ static inline int fsg_cond_clockwait(fsg_cond_t *c, fsg_mutex_t *m, clockid_t cl
 #undef PTHREAD_COND_INITIALIZER
 #define PTHREAD_MUTEX_INITIALIZER { FASTSYNC_MUTEX_INIT }
 #define PTHREAD_COND_INITIALIZER { FASTSYNC_COND_INIT, CLOCK_REALTIME }
+/* glibc's initializers of other kinds: an adaptive mutex is a normal one; a recursive or
+ * error-checking one does not compile (as glibc's would, with -w, into a normal one) */
+#undef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+#undef PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP
+#undef PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP
+#define PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP { FASTSYNC_MUTEX_INIT }
+#define PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP fsg_recursive_mutexes_are_not_mapped
+#define PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP fsg_errorcheck_mutexes_are_not_mapped
 
 #define sem_t fsg_sem_t
 #define sem_init fsg_sem_init
@@ -150,6 +158,11 @@ static inline int fsg_cond_clockwait(fsg_cond_t *c, fsg_mutex_t *m, clockid_t cl
 #define pthread_mutex_unlock fsg_mutex_unlock
 #define pthread_mutex_timedlock fsg_mutex_timedlock
 #define pthread_mutex_clocklock fsg_mutex_clocklock
+/* not mapped (robust and priority mutexes): a test that uses them does not compile */
+#define pthread_mutex_consistent(...) fsg_robust_mutexes_are_not_mapped
+#define pthread_mutex_consistent_np(...) fsg_robust_mutexes_are_not_mapped
+#define pthread_mutex_getprioceiling(...) fsg_priority_mutexes_are_not_mapped
+#define pthread_mutex_setprioceiling(...) fsg_priority_mutexes_are_not_mapped
 
 #define pthread_cond_t fsg_cond_t
 #define pthread_cond_init fsg_cond_init

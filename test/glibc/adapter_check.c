@@ -68,6 +68,11 @@ int main(void)
     is_int(pthread_mutex_unlock(&m), 0, "... unlocks");
     pthread_mutexattr_destroy(&ma);
 
+    pthread_mutex_t am = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
+    is_int(pthread_mutex_trylock(&am), 0, "PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP: a normal mutex, unlocked");
+    is_int(pthread_mutex_trylock(&am), EBUSY, "... then locked");
+    is_int(pthread_mutex_unlock(&am), 0, "... unlocks");
+
     pthread_mutex_t sm = PTHREAD_MUTEX_INITIALIZER;
     pthread_cond_t sc = PTHREAD_COND_INITIALIZER;
     is_int(sc.clock, CLOCK_REALTIME, "PTHREAD_COND_INITIALIZER: CLOCK_REALTIME");
