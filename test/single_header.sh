@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
 # errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++11 to C++23),
-# and the program using every function runs; then the same over the POSIX backend. A missing
+# and the program using every function runs; then the same over the POSIX backend; then
+# fastsync.hpp beside it, every type used, as C++11 to C++23, without exceptions, over the
+# POSIX backend and under TSan (native builds only). A missing
 # compiler is a TAP skip, never a silent pass.
 # In a cross build (test/meson.build sets TARGET_CC, the cross compiler with the build's
 # c_args and c_link_args, and TARGET_TRIPLE) the checks are the target's instead: the cross
@@ -58,6 +60,50 @@ int main(void)
 }
 EOC
 cp "$dir/use.c" "$dir/use.cpp"
+cp "$src/fastsync.hpp" "$dir/"
+cat > "$dir/use_hpp.cpp" <<'EOC'
+#include "fastsync.hpp"
+#include <cstdio>
+
+static fastsync::mutex gm;
+static fastsync::counting_semaphore<> gs{1};
+
+int main()
+{
+    using namespace std::chrono;
+    fastsync::timed_mutex tm;
+    fastsync::binary_semaphore bs{0};
+    fastsync::event e;
+    fastsync::condition_variable cv;
+    fastsync::condition_variable_any cva;
+    bool bad = false;
+    { std::lock_guard<fastsync::mutex> g(gm); }
+    bad |= !tm.try_lock_for(milliseconds(1));
+    bad |= tm.try_lock_until(steady_clock::now() + milliseconds(1));
+    tm.unlock();
+    gs.acquire();
+    bad |= gs.try_acquire() || bs.try_acquire_for(microseconds(10));
+    bs.release();
+    bad |= !bs.try_acquire_until(system_clock::now());
+    e.set();
+    bad |= !e.is_set() || !e.wait_for(seconds(1));
+    e.reset();
+    bad |= e.wait_until(steady_clock::now() + microseconds(10));
+    std::unique_lock<fastsync::mutex> l(gm);
+    bad |= cv.wait_for(l, microseconds(10)) != std::cv_status::timeout;
+    bad |= cva.wait_until(l, system_clock::now(), [] { return false; });
+    cv.notify_one();
+    cva.notify_all();
+    l.unlock();
+    fastsync::ticket t(cva);
+    bs.release();
+    bad |= fastsync::wait_any(e, bs, t) != 1 || fastsync::try_wait_any(e, bs) != -1;
+    bad |= fastsync::wait_any_for(microseconds(10), t) != -1 || !t.registered();
+    t.cancel();
+    std::printf("%s\n", bad ? "FAIL" : "fine");
+    return bad;
+}
+EOC
 
 warn="-Wall -Wextra -Wpedantic -Werror -Wconversion -Wsign-conversion -Wshadow -Wcast-qual -Wundef"
 cwarn="$warn -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition"
@@ -118,6 +164,15 @@ check "g++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX" g++ -std=c++11 -O2 -DFASTSYN
 check "clang++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX" clang++ -std=c++11 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use.cpp
 check "gcc -std=c11 -fsanitize=thread (no fences under TSan)" gcc -std=c11 -fsanitize=thread $cwarn -pthread use.c
 check "clang -std=c11 -fsanitize=thread" clang -std=c11 -fsanitize=thread $cwarn -pthread use.c
+for std in c++11 c++14 c++17 c++20 c++23; do
+    check "g++ -std=$std -O2, fastsync.hpp" g++ -std=$std -O2 $cxxwarn -pthread use_hpp.cpp
+    check "clang++ -std=${std/23/2b} -O2, fastsync.hpp" clang++ -std=${std/23/2b} -O2 $cxxwarn -pthread use_hpp.cpp
+done
+check "g++ -std=c++11 -fno-exceptions, fastsync.hpp" g++ -std=c++11 -O2 -fno-exceptions $cxxwarn -pthread use_hpp.cpp
+check "clang++ -std=c++20 -fno-exceptions, fastsync.hpp" clang++ -std=c++20 -O2 -fno-exceptions $cxxwarn -pthread use_hpp.cpp
+check "g++ -std=c++20 -DFASTSYNC_BACKEND_POSIX, fastsync.hpp" g++ -std=c++20 -O2 -DFASTSYNC_BACKEND_POSIX $cxxwarn -pthread use_hpp.cpp
+check "g++ -std=c++20 -fsanitize=thread, fastsync.hpp" g++ -std=c++20 -fsanitize=thread $cxxwarn -pthread use_hpp.cpp
+check "clang++ -std=c++20 -fsanitize=thread, fastsync.hpp" clang++ -std=c++20 -fsanitize=thread $cxxwarn -pthread use_hpp.cpp
 check "gcc -std=gnu11 (default feature macros)" gcc -std=gnu11 $cwarn -pthread use.c
 check "gcc -std=c11 -D_POSIX_C_SOURCE=200809L" gcc -std=c11 -D_POSIX_C_SOURCE=200809L $cwarn -pthread use.c
 echo "1..$n"

@@ -13,12 +13,21 @@
 #define FASTSYNC_TEST_TAP_H
 
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __cplusplus /* the C++ tests (cxx_*.cpp) use it too */
+#include <atomic>
+#define TAP_ATOMIC(T) std::atomic<T>
+using std::atomic_fetch_add_explicit;
+using std::atomic_load_explicit;
+using std::memory_order_relaxed;
+#else
+#include <stdatomic.h>
+#define TAP_ATOMIC(T) _Atomic(T)
+#endif
 
-static _Atomic(int) tap_count, tap_failures;
+static TAP_ATOMIC(int) tap_count, tap_failures;
 static int tap_planned = -1;
 
 /* The next test point's number. Atomic because a watchdog thread numbers its "not ok" line

@@ -63,7 +63,7 @@ else
     point 1 "package: configure and install fastsync to a prefix" "$log"
 fi
 installed=0
-for f in include/fastsync.h include/fastsync_os2.h share/cmake/fastsync/fastsyncConfig.cmake \
+for f in include/fastsync.h include/fastsync.hpp include/fastsync_os2.h share/cmake/fastsync/fastsyncConfig.cmake \
          share/cmake/fastsync/fastsyncConfigVersion.cmake share/cmake/fastsync/fastsyncTargets.cmake; do
     [ -f "$prefix/$f" ] || { echo "# missing: $f"; installed=1; }
 done

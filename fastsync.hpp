@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: MIT */
+/* fastsync.hpp - fastsync's primitives as C++ types that drop in where the standard
+ * library's do: std::lock_guard, std::unique_lock, std::scoped_lock, std::lock, std::chrono.
+ *
+ * Copy it beside fastsync.h (which it includes). C++11 and later, header-only, no
+ * exceptions needed (-fno-exceptions works), nothing to link but what fastsync.h needs.
+ *
+ *   #include "fastsync.hpp"
+ *   fastsync::mutex m;                   // as std::mutex: 4 bytes, a lock is one CAS
+ *   fastsync::condition_variable cv;     // with std::unique_lock<fastsync::mutex>
+ *   fastsync::counting_semaphore<> sem{0};
+ *   { std::unique_lock<fastsync::mutex> l(m); cv.wait(l, [] { return ready; }); }
+ *
+ * Types (namespace fastsync; each holds exactly its C object, is standard-layout, and has
+ * its size and alignment; native_handle() gives the C object, so C code can share it):
+ *   mutex, timed_mutex           Lockable, TimedLockable (try_lock_for, try_lock_until)
+ *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface;
+ *                                max() is FASTSYNC_SEM_VALUE_MAX for every Least
+ *   condition_variable           with std::unique_lock<fastsync::mutex>;
+ *                                notify_all_at_thread_exit(cv, lock)
+ *   condition_variable_any       with any BasicLockable (C++20: the stop_token waits too)
+ *   event                        manual-reset: set, reset, is_set, wait, wait_for, wait_until
+ *   ticket                       a registration with a condition variable, for wait_any
+ *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
+ *                                events and tickets: the index of the one that won
+ * Each constructor makes a process-private object; with the tag fastsync::process_shared
+ * (where FASTSYNC_HAS_SHARED: not on Windows nor the POSIX backend, where it does not
+ * compile) one that may live in MAP_SHARED memory (placement new) and be used by several
+ * processes.
+ *
+ * Deadlines. A time_point of std::chrono::steady_clock is a CLOCK_MONOTONIC deadline and one
+ * of system_clock a CLOCK_REALTIME one, converted exactly (rounded up to the nanosecond),
+ * where the library's clocks are those (Linux); any other clock's time_point is converted
+ * to a CLOCK_MONOTONIC deadline at the call, and after the wait times out the call reads
+ * that clock again and waits on if its deadline has not come: no try_lock_until,
+ * try_acquire_until or event wait_until returns false before Clock::now() >= abs_time.
+ * (A condition variable's wait_until then returns cv_status::no_timeout, a spurious
+ * wakeup, as the standard's does: waiting on could miss a notify made in between.)
+ * Durations count on CLOCK_MONOTONIC from the call. A duration or time_since_epoch at or
+ * beyond 2^63 ns (292 years: duration::max(), time_point::max() of any clock) means for
+ * ever: the untimed wait. Zero or negative: one try, no system call. C++20 checks that a
+ * Clock is a clock (std::chrono::is_clock: a static assertion).
+ *
+ * Errors. Nothing throws: the C calls have no failure a correct program can meet. So lock,
+ * try_lock, unlock, release, try_acquire, notify_*, set, reset and is_set are noexcept.
+ * lock() never reports resource_deadlock_would_occur: the owner is not recorded, and a
+ * thread that locks a mutex it holds deadlocks (as the C mutex). The waits that sleep
+ * (acquire, try_acquire_for/until, a condition variable's waits, an event's, wait_any)
+ * are not noexcept for one reason: they are cancellation points as the C calls are, and
+ * glibc cancels a C++ thread by unwinding it, which a noexcept frame would turn into
+ * std::terminate (a condition variable's wait relocks before the unwinding leaves it).
+ * What the C API reports as misuse is a precondition here, checked by FASTSYNC_ASSERT
+ * (default: assert, so only without NDEBUG; define it before the #include to check
+ * otherwise); unchecked, the call does what the C call does, which changes nothing:
+ *   unlock of an unlocked mutex (C: EPERM); release that would pass FASTSYNC_SEM_VALUE_MAX
+ *   (EOVERFLOW) or a negative update; a semaphore built with a value outside 0..max()
+ *   (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a condition variable
+ *   destroyed while a thread waits on it that no notify released (EBUSY), or a wait
+ *   with a std::unique_lock that does not own its mutex (EPERM).
+ * A mutex's destructor is trivial (the C mutex needs no destroy): destroying a locked one
+ * is not diagnosed. A condition variable may be destroyed as soon as notify_all returns
+ * (the C destroy lets the released waiters leave first).
+ *
+ * Limits. With 2047 threads waiting on one condition variable (FASTSYNC_COND_TICKETS_MAX),
+ * the next wait returns at once, after a yield (a spurious wakeup), and a ticket's
+ * constructor yields until a place is free. No recursive or shared (reader-writer) mutex.
+ * Costs: the uncontended paths are the C calls, inlined, with nothing added (bench/).
+ */
+#ifndef FASTSYNC_HPP
+#define FASTSYNC_HPP
+
+#include "fastsync.h"
+
+#include <cassert>
+#include <chrono>
+#include <condition_variable> /* std::cv_status */
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex> /* std::unique_lock */
+#if __cplusplus > 201703L
+#include <version>
+#endif
+#if defined(__cpp_lib_jthread)
+#include <stop_token>
+#define FASTSYNC__HPP_STOP_TOKEN 1
+#else
+#define FASTSYNC__HPP_STOP_TOKEN 0
+#endif
+
+#ifndef FASTSYNC_ASSERT
+#define FASTSYNC_ASSERT(e) assert(e)
+#endif
+
+namespace fastsync {
+
+class ticket;
+namespace detail {
+struct entries;
+}
+
+/* The tag of the process-shared constructors. */
+struct process_shared_t {
+    explicit process_shared_t() = default;
+};
+#if FASTSYNC_HAS_SHARED
+constexpr process_shared_t process_shared{};
+#endif
+
+namespace detail {
+
+/* A C call's result where the C API reports only misuse. */
+inline void check(int r) noexcept
+{
+    FASTSYNC_ASSERT(r == 0);
+    (void)r;
+}
+
+inline void bad_value() noexcept { FASTSYNC_ASSERT(false && "value outside 0..max()"); }
+
+/* A semaphore's initial value, checked (constexpr: a constant initializer). */
+constexpr std::uint64_t sem_value(std::ptrdiff_t v, std::ptrdiff_t max) noexcept
+{
+    return v >= 0 && v <= max ? static_cast<std::uint64_t>(v) : (bad_value(), 0u);
+}
+
+template <class Clock> struct check_clock {
+#if __cplusplus > 201703L
+    static_assert(std::chrono::is_clock<Clock>::value, "fastsync: the time_point's clock is no clock");
+#endif
+};
+
+/* d in nanoseconds, rounded up; `forever` 1 when d >= 2^63 ns - 1 (and the value is then
+ * meaningless), -1 when d <= -(2^63 ns - 1). long double only decides whether the exact
+ * conversion fits: its rounding cannot reach the values in between. */
+template <class Rep, class Period>
+std::int64_t ceil_ns(const std::chrono::duration<Rep, Period> &d, int &forever)
+{
+    using namespace std::chrono;
+    long double x = duration_cast<duration<long double, std::nano>>(d).count();
+    forever = x >= 9.2e18L ? 1 : x <= -9.2e18L ? -1 : 0;
+    if (forever != 0) return 0;
+    nanoseconds n = duration_cast<nanoseconds>(d);
+    if (n < d) ++n;
+    return n.count();
+}
+
+/* Which C clock a std clock is, exactly: where the C++ library reads its steady_clock with
+ * CLOCK_MONOTONIC and its system_clock with CLOCK_REALTIME (libstdc++ and libc++ on Linux).
+ * -1: any other clock, converted at the call and re-checked. */
+template <class Clock> struct clock_id {
+    static constexpr int value = -1;
+};
+#if defined(__linux__) && (defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX))
+template <> struct clock_id<std::chrono::steady_clock> {
+    static constexpr int value = CLOCK_MONOTONIC;
+};
+template <> struct clock_id<std::chrono::system_clock> {
+    static constexpr int value = CLOCK_REALTIME;
+};
+#endif
+
+/* A deadline: the C clock and absolute time, or none (for ever). */
+struct deadline {
+    clockid_t clock;
+    struct timespec ts;
+    bool finite;
+};
+
+/* A relative wait: d from now, on CLOCK_MONOTONIC (saturating in fastsync_deadline_in). */
+template <class Rep, class Period> deadline after(const std::chrono::duration<Rep, Period> &d)
+{
+    int forever;
+    std::int64_t ns = ceil_ns(d, forever);
+    deadline r;
+    r.clock = CLOCK_MONOTONIC;
+    r.finite = forever <= 0;
+    r.ts = fastsync_deadline_in(forever < 0 || ns < 0 ? 0u : static_cast<std::uint64_t>(ns));
+    return r;
+}
+
+template <class Clock, class Dur, int Id = clock_id<Clock>::value> struct convert {
+    /* A clock of its own: the time left, from now on CLOCK_MONOTONIC. */
+    static deadline at(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        if (tp == std::chrono::time_point<Clock, Dur>::max()) return after(std::chrono::nanoseconds::max());
+        return after(tp - Clock::now());
+    }
+};
+template <class Clock, class Dur> struct convert<Clock, Dur, CLOCK_MONOTONIC> {
+    static deadline at(const std::chrono::time_point<Clock, Dur> &tp) { return exact(tp, CLOCK_MONOTONIC); }
+    static deadline exact(const std::chrono::time_point<Clock, Dur> &tp, clockid_t id)
+    {
+        int forever;
+        std::int64_t ns = ceil_ns(tp.time_since_epoch(), forever);
+        deadline r;
+        r.clock = id;
+        r.finite = forever <= 0;
+        r.ts.tv_sec = 0;
+        r.ts.tv_nsec = 0; /* before 1970 or boot: past */
+        if (forever == 0 && ns > 0) {
+            std::int64_t s = ns / 1000000000;
+            const time_t max = std::numeric_limits<time_t>::max(); /* 2038 on 32-bit time_t */
+            r.ts.tv_sec = static_cast<std::uint64_t>(s) > static_cast<std::uint64_t>(max) ? max : static_cast<time_t>(s);
+            r.ts.tv_nsec = static_cast<long>(ns % 1000000000);
+        }
+        return r;
+    }
+};
+template <class Clock, class Dur> struct convert<Clock, Dur, CLOCK_REALTIME> {
+    static deadline at(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return convert<Clock, Dur, CLOCK_MONOTONIC>::exact(tp, CLOCK_REALTIME);
+    }
+};
+
+template <class Clock, class Dur> deadline at(const std::chrono::time_point<Clock, Dur> &tp)
+{
+    (void)check_clock<Clock>();
+    return convert<Clock, Dur>::at(tp);
+}
+
+/* Every wait_until but the condition variables': wait(deadline) until it returns other
+ * than ETIMEDOUT or tp has come on Clock itself (a converted deadline may come first). */
+template <class Clock, class Dur, class Wait>
+int wait_until(const std::chrono::time_point<Clock, Dur> &tp, Wait wait)
+{
+    for (;;) {
+        int r = wait(at(tp));
+        if (r != ETIMEDOUT || Clock::now() >= tp) return r;
+    }
+}
+
+/* Unlocks a lock for the life of the object, locking it again on every way out. */
+template <class Lock> class relock {
+  public:
+    explicit relock(Lock &l) : l_(l) { l_.unlock(); }
+    ~relock() { l_.lock(); }
+    relock(const relock &) = delete;
+    relock &operator=(const relock &) = delete;
+
+  private:
+    Lock &l_;
+};
+
+} // namespace detail
+
+/* ----------------------------------------------------------------------------------- */
+
+class mutex {
+  public:
+    typedef fastsync_mutex_t *native_handle_type;
+
+    constexpr mutex() noexcept : m_ FASTSYNC_MUTEX_INIT {}
+#if FASTSYNC_HAS_SHARED
+    explicit mutex(process_shared_t) noexcept { detail::check(fastsync_mutex_init(&m_, FASTSYNC_SHARED)); }
+#endif
+    mutex(const mutex &) = delete;
+    mutex &operator=(const mutex &) = delete;
+
+    void lock() noexcept { (void)fastsync_mutex_lock(&m_); }
+    bool try_lock() noexcept { return fastsync_mutex_trylock(&m_) == 0; }
+    void unlock() noexcept { detail::check(fastsync_mutex_unlock(&m_)); }
+    native_handle_type native_handle() noexcept { return &m_; }
+
+  protected:
+    fastsync_mutex_t m_;
+};
+
+class timed_mutex : public mutex {
+  public:
+    constexpr timed_mutex() noexcept : mutex() {}
+#if FASTSYNC_HAS_SHARED
+    explicit timed_mutex(process_shared_t s) noexcept : mutex(s) {}
+#endif
+
+    template <class Rep, class Period> bool try_lock_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return lock_by(detail::after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool try_lock_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return lock_by(dl); }) == 0;
+    }
+
+  private:
+    int lock_by(const detail::deadline &dl) noexcept
+    {
+        return dl.finite ? fastsync_mutex_clocklock(&m_, dl.clock, &dl.ts) : fastsync_mutex_lock(&m_);
+    }
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+template <std::ptrdiff_t LeastMaxValue = FASTSYNC_SEM_VALUE_MAX> class counting_semaphore {
+    static_assert(LeastMaxValue >= 0 && LeastMaxValue <= FASTSYNC_SEM_VALUE_MAX,
+                  "fastsync::counting_semaphore: LeastMaxValue must be in 0..FASTSYNC_SEM_VALUE_MAX");
+
+  public:
+    typedef fastsync_sem_t *native_handle_type;
+
+    /* The most the counter can hold, for every LeastMaxValue (the standard asks only that
+     * max() >= LeastMaxValue): the C semaphore's FASTSYNC_SEM_VALUE_MAX. */
+    static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_SEM_VALUE_MAX; }
+
+    constexpr explicit counting_semaphore(std::ptrdiff_t desired) noexcept
+        : s_{{detail::sem_value(desired, max())}}
+    {
+    }
+#if FASTSYNC_HAS_SHARED
+    counting_semaphore(std::ptrdiff_t desired, process_shared_t) noexcept
+    {
+        detail::check(fastsync_sem_init(&s_, static_cast<unsigned>(detail::sem_value(desired, max())),
+                                        FASTSYNC_SHARED));
+    }
+#endif
+    ~counting_semaphore() { detail::check(fastsync_sem_destroy(&s_)); }
+    counting_semaphore(const counting_semaphore &) = delete;
+    counting_semaphore &operator=(const counting_semaphore &) = delete;
+
+    void release(std::ptrdiff_t update = 1) noexcept
+    {
+        FASTSYNC_ASSERT(update >= 0 && update <= max());
+        detail::check(fastsync_sem_post_n(&s_, static_cast<unsigned>(update)));
+    }
+    void acquire() { (void)fastsync_sem_wait(&s_); }
+    bool try_acquire() noexcept { return fastsync_sem_trywait(&s_) == 0; }
+    template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return wait_by(detail::after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool try_acquire_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wait_by(dl); }) == 0;
+    }
+    native_handle_type native_handle() noexcept { return &s_; }
+
+  private:
+    int wait_by(const detail::deadline &dl)
+    {
+        return dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
+    }
+    fastsync_sem_t s_;
+};
+
+typedef counting_semaphore<1> binary_semaphore;
+
+/* ----------------------------------------------------------------------------------- */
+
+class event {
+  public:
+    typedef fastsync_event_t *native_handle_type;
+
+    constexpr explicit event(bool set = false) noexcept : e_ FASTSYNC_EVENT_INIT(set) {}
+#if FASTSYNC_HAS_SHARED
+    event(bool set, process_shared_t) noexcept { detail::check(fastsync_event_init(&e_, set, FASTSYNC_SHARED)); }
+#endif
+    event(const event &) = delete;
+    event &operator=(const event &) = delete;
+
+    void set() noexcept { fastsync_event_set(&e_); }
+    void reset() noexcept { fastsync_event_reset(&e_); }
+    bool is_set() const noexcept { return fastsync_event_is_set(&e_); }
+    void wait() { fastsync_event_wait(&e_); }
+    template <class Rep, class Period> bool wait_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return wait_by(detail::after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool wait_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wait_by(dl); }) == 0;
+    }
+    native_handle_type native_handle() noexcept { return &e_; }
+
+  private:
+    int wait_by(const detail::deadline &dl)
+    {
+        if (dl.finite) return fastsync_event_clockwait(&e_, dl.clock, &dl.ts);
+        fastsync_event_wait(&e_);
+        return 0;
+    }
+    fastsync_event_t e_;
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+namespace detail {
+
+/* What condition_variable, condition_variable_any and ticket share: the C object. */
+class cond_base {
+  public:
+    typedef fastsync_cond_t *native_handle_type;
+
+    constexpr cond_base() noexcept : c_ FASTSYNC_COND_INIT {}
+#if FASTSYNC_HAS_SHARED
+    explicit cond_base(process_shared_t) noexcept { check(fastsync_cond_init(&c_, FASTSYNC_SHARED)); }
+#endif
+    ~cond_base() { check(fastsync_cond_destroy(&c_)); }
+    cond_base(const cond_base &) = delete;
+    cond_base &operator=(const cond_base &) = delete;
+
+    void notify_one() noexcept { (void)fastsync_cond_signal(&c_); }
+    void notify_all() noexcept { (void)fastsync_cond_broadcast(&c_); }
+    native_handle_type native_handle() noexcept { return &c_; }
+
+  protected:
+    /* Registers t before the caller unlocks. false: 2047 tickets are registered; the
+     * caller's wait is then a spurious wakeup, after a yield with its lock released. */
+    template <class Lock> bool enter(fastsync_cond_ticket_t *t, Lock &lock)
+    {
+        if (fastsync_cond_register(&c_, t) == 0) return true;
+        relock<Lock> r(lock);
+        fastsync__yield();
+        return false;
+    }
+    /* Registered t, lock held: unlocks, awaits, locks again (on every way out). */
+    template <class Lock> int await(fastsync_cond_ticket_t *t, Lock &lock, const deadline *dl)
+    {
+        relock<Lock> r(lock);
+        return dl && dl->finite ? fastsync_cond_clockawait(&c_, t, dl->clock, &dl->ts) : fastsync_cond_await(&c_, t);
+    }
+    template <class Lock> int wait_by(Lock &lock, const deadline *dl)
+    {
+        fastsync_cond_ticket_t t;
+        return enter(&t, lock) ? await(&t, lock, dl) : 0;
+    }
+    template <class Clock, class Dur> static std::cv_status status(int r, const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return r == ETIMEDOUT && Clock::now() >= tp ? std::cv_status::timeout : std::cv_status::no_timeout;
+    }
+    static std::cv_status status(int r) noexcept
+    {
+        return r == ETIMEDOUT ? std::cv_status::timeout : std::cv_status::no_timeout;
+    }
+
+    fastsync_cond_t c_;
+    friend class fastsync::ticket;
+};
+
+} // namespace detail
+
+class condition_variable : public detail::cond_base {
+  public:
+    constexpr condition_variable() noexcept : cond_base() {}
+#if FASTSYNC_HAS_SHARED
+    explicit condition_variable(process_shared_t s) noexcept : cond_base(s) {}
+#endif
+
+    void wait(std::unique_lock<mutex> &lock)
+    {
+        FASTSYNC_ASSERT(lock.owns_lock());
+        (void)wait_by(lock, nullptr);
+    }
+    template <class Pred> void wait(std::unique_lock<mutex> &lock, Pred pred)
+    {
+        while (!pred()) wait(lock);
+    }
+    template <class Clock, class Dur>
+    std::cv_status wait_until(std::unique_lock<mutex> &lock, const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        FASTSYNC_ASSERT(lock.owns_lock());
+        (void)detail::check_clock<Clock>();
+        detail::deadline dl = detail::at(tp);
+        return status(wait_by(lock, &dl), tp);
+    }
+    template <class Clock, class Dur, class Pred>
+    bool wait_until(std::unique_lock<mutex> &lock, const std::chrono::time_point<Clock, Dur> &tp, Pred pred)
+    {
+        while (!pred())
+            if (wait_until(lock, tp) == std::cv_status::timeout) return pred();
+        return true;
+    }
+    template <class Rep, class Period>
+    std::cv_status wait_for(std::unique_lock<mutex> &lock, const std::chrono::duration<Rep, Period> &d)
+    {
+        FASTSYNC_ASSERT(lock.owns_lock());
+        detail::deadline dl = detail::after(d);
+        return status(wait_by(lock, &dl));
+    }
+    template <class Rep, class Period, class Pred>
+    bool wait_for(std::unique_lock<mutex> &lock, const std::chrono::duration<Rep, Period> &d, Pred pred)
+    {
+        FASTSYNC_ASSERT(lock.owns_lock());
+        detail::deadline dl = detail::after(d); /* one deadline for the whole loop */
+        while (!pred())
+            if (wait_by(lock, &dl) == ETIMEDOUT) return pred();
+        return true;
+    }
+
+  private:
+    /* The C cond_wait (which relocks the mutex also when the thread is cancelled). */
+    int wait_by(std::unique_lock<mutex> &lock, const detail::deadline *dl)
+    {
+        fastsync_mutex_t *m = lock.mutex()->native_handle();
+        int r = dl && dl->finite ? fastsync_cond_clockwait(&c_, m, dl->clock, &dl->ts) : fastsync_cond_wait(&c_, m);
+        if (r == EAGAIN) { /* 2047 waiters: a spurious wakeup, after a yield */
+            detail::relock<mutex> g(*lock.mutex());
+            fastsync__yield();
+            return 0;
+        }
+        detail::check(r == ETIMEDOUT ? 0 : r); /* EPERM: the lock did not own the mutex */
+        return r;
+    }
+};
+
+namespace detail {
+/* notify_all_at_thread_exit's list: one per thread, made by its first call, so destroyed
+ * (thread_local: in reverse order of construction) after every thread_local object the
+ * thread made after that call. */
+struct at_exit {
+    condition_variable *cv;
+    mutex *m;
+    at_exit *next;
+};
+struct at_exit_list {
+    at_exit *head = nullptr;
+    ~at_exit_list()
+    {
+        while (at_exit *e = head) {
+            head = e->next;
+            e->m->unlock();
+            e->cv->notify_all();
+            delete e;
+        }
+    }
+};
+} // namespace detail
+
+/* std::notify_all_at_thread_exit: keeps lk's mutex locked until the thread exits, then
+ * unlocks it and notifies all of cv's waiters, after the thread's thread_local objects
+ * made since its first call are destroyed (as libstdc++'s). The one allocation of this
+ * header: a node per call (new: std::bad_alloc, or abort with -fno-exceptions). */
+inline void notify_all_at_thread_exit(condition_variable &cv, std::unique_lock<mutex> lk)
+{
+    FASTSYNC_ASSERT(lk.owns_lock());
+    static thread_local detail::at_exit_list list;
+    list.head = new detail::at_exit{&cv, lk.mutex(), list.head};
+    lk.release();
+}
+
+class condition_variable_any : public detail::cond_base {
+  public:
+    constexpr condition_variable_any() noexcept : cond_base() {}
+#if FASTSYNC_HAS_SHARED
+    explicit condition_variable_any(process_shared_t s) noexcept : cond_base(s) {}
+#endif
+
+    template <class Lock> void wait(Lock &lock) { (void)wait_by(lock, nullptr); }
+    template <class Lock, class Pred> void wait(Lock &lock, Pred pred)
+    {
+        while (!pred()) wait(lock);
+    }
+    template <class Lock, class Clock, class Dur>
+    std::cv_status wait_until(Lock &lock, const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        detail::deadline dl = detail::at(tp);
+        return status(wait_by(lock, &dl), tp);
+    }
+    template <class Lock, class Clock, class Dur, class Pred>
+    bool wait_until(Lock &lock, const std::chrono::time_point<Clock, Dur> &tp, Pred pred)
+    {
+        while (!pred())
+            if (wait_until(lock, tp) == std::cv_status::timeout) return pred();
+        return true;
+    }
+    template <class Lock, class Rep, class Period>
+    std::cv_status wait_for(Lock &lock, const std::chrono::duration<Rep, Period> &d)
+    {
+        detail::deadline dl = detail::after(d);
+        return status(wait_by(lock, &dl));
+    }
+    template <class Lock, class Rep, class Period, class Pred>
+    bool wait_for(Lock &lock, const std::chrono::duration<Rep, Period> &d, Pred pred)
+    {
+        detail::deadline dl = detail::after(d);
+        while (!pred())
+            if (wait_by(lock, &dl) == ETIMEDOUT) return pred();
+        return true;
+    }
+
+#if FASTSYNC__HPP_STOP_TOKEN
+    /* The interruptible waits: a stop request wakes the waiter (a notify_all from the stop
+     * callback) and the wait returns pred(). The waiter's register RMW and the requester's
+     * stop RMW are each followed by a seq_cst fence (handshake()) before it reads the other's word (the
+     * stop flag; the condvar's state, in notify_all): of two such fences one comes first,
+     * and the thread after it sees the other's write, so the request is never missed. */
+    template <class Lock, class Pred> bool wait(Lock &lock, std::stop_token st, Pred pred)
+    {
+        return stop_wait(lock, st, pred, nullptr);
+    }
+    template <class Lock, class Clock, class Dur, class Pred>
+    bool wait_until(Lock &lock, std::stop_token st, const std::chrono::time_point<Clock, Dur> &tp, Pred pred)
+    {
+        for (;;) {
+            detail::deadline dl = detail::at(tp);
+            if (stop_wait(lock, st, pred, &dl) || st.stop_requested() || Clock::now() >= tp) return pred();
+        }
+    }
+    template <class Lock, class Rep, class Period, class Pred>
+    bool wait_for(Lock &lock, std::stop_token st, const std::chrono::duration<Rep, Period> &d, Pred pred)
+    {
+        detail::deadline dl = detail::after(d);
+        return stop_wait(lock, st, pred, &dl);
+    }
+
+  private:
+    /* pred() once true; false once stopped or past dl (then pred() is false). */
+    template <class Lock, class Pred>
+    bool stop_wait(Lock &lock, const std::stop_token &st, Pred &pred, const detail::deadline *dl)
+    {
+        if (st.stop_requested()) return pred();
+        std::stop_callback<waker> cb(st, waker{this});
+        while (!pred()) {
+            fastsync_cond_ticket_t t;
+            if (!enter(&t, lock)) continue;
+            handshake(); /* pairs with waker's */
+            if (st.stop_requested()) {
+                (void)fastsync_cond_cancel(&c_, &t);
+                return pred();
+            }
+            if (await(&t, lock, dl) == ETIMEDOUT) return pred();
+        }
+        return true;
+    }
+    /* Either half of the handshake: a seq_cst fence; under ThreadSanitizer, which has no
+     * fences (gcc refuses them with -Wtsan), an acq_rel RMW that changes nothing on the
+     * condition variable's word instead (fastsync.h's event does the same): of the two
+     * RMWs the later reads the earlier, so the earlier thread's write (the registration;
+     * the stop request) happens before the later thread's read of it. */
+    void handshake() noexcept
+    {
+#if FASTSYNC__TSAN
+        (void)fastsync__fetch_or(&c_.state, 0u, memory_order_acq_rel);
+#else
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+    }
+    struct waker {
+        condition_variable_any *cv;
+        void operator()() const noexcept
+        {
+            cv->handshake(); /* pairs with stop_wait's */
+            cv->notify_all();
+        }
+    };
+#endif
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+/* A ticket: registered with a condition variable at construction (before the caller checks
+ * its predicates), then waited on once: wait, wait_for, wait_until, or as an entry of
+ * wait_any; or given up (cancel, or the destructor). A notify made after the registration
+ * is for it (the C ticket API's delivery rules). */
+class ticket {
+  public:
+    explicit ticket(detail::cond_base &cv) noexcept : c_(&cv.c_), registered_(true)
+    {
+        while (fastsync_cond_register(c_, &t_) != 0) fastsync__yield();
+    }
+    ~ticket() { cancel(); }
+    ticket(const ticket &) = delete;
+    ticket &operator=(const ticket &) = delete;
+
+    bool registered() const noexcept { return registered_; }
+    void cancel() noexcept
+    {
+        if (registered_) (void)fastsync_cond_cancel(c_, &t_);
+        registered_ = false;
+    }
+    void wait() { (void)wait_by(nullptr); }
+    template <class Rep, class Period> std::cv_status wait_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        detail::deadline dl = detail::after(d);
+        return wait_by(&dl) == ETIMEDOUT ? std::cv_status::timeout : std::cv_status::no_timeout;
+    }
+    template <class Clock, class Dur> std::cv_status wait_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        detail::deadline dl = detail::at(tp);
+        return wait_by(&dl) == ETIMEDOUT && Clock::now() >= tp ? std::cv_status::timeout
+                                                               : std::cv_status::no_timeout;
+    }
+
+  private:
+    int wait_by(const detail::deadline *dl)
+    {
+        FASTSYNC_ASSERT(registered_);
+        if (!registered_) return 0;
+        registered_ = false; /* every await deregisters, whatever it returns */
+        return dl && dl->finite ? fastsync_cond_clockawait(c_, &t_, dl->clock, &dl->ts) : fastsync_cond_await(c_, &t_);
+    }
+    fastsync_cond_t *c_;
+    fastsync_cond_ticket_t t_;
+    bool registered_;
+    friend struct detail::entries;
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+namespace detail {
+
+/* wait_any's list, made from its arguments; after the wait, a ticket that won is marked
+ * deregistered. */
+struct entries {
+    template <std::ptrdiff_t N> static fastsync_wait_entry_t of(counting_semaphore<N> &s) noexcept
+    {
+        return fastsync_wait_sem(s.native_handle());
+    }
+    static fastsync_wait_entry_t of(event &e) noexcept { return fastsync_wait_event(e.native_handle()); }
+    static fastsync_wait_entry_t of(ticket &t) noexcept
+    {
+        FASTSYNC_ASSERT(t.registered_);
+        return fastsync_wait_ticket(t.c_, &t.t_);
+    }
+    template <class T> static void won(T &, unsigned, unsigned) noexcept {}
+    static void won(ticket &t, unsigned i, unsigned winner) noexcept
+    {
+        if (i == winner) t.registered_ = false;
+    }
+    template <class... Objs> static void mark(unsigned winner, Objs &...objs) noexcept
+    {
+        unsigned i = 0;
+        int expand[] = {0, (won(objs, i++, winner), 0)...};
+        (void)expand;
+    }
+    /* The C call: call(list, n, &index) -> 0 or an error; the index, or -1. */
+    template <class Call, class... Objs> static int run(Call call, Objs &...objs)
+    {
+        static_assert(sizeof...(Objs) >= 1 && sizeof...(Objs) <= FASTSYNC_WAIT_ANY_MAX,
+                      "fastsync::wait_any: 1 to FASTSYNC_WAIT_ANY_MAX objects");
+        const fastsync_wait_entry_t list[] = {of(objs)...};
+        unsigned index = 0;
+        int r = call(list, static_cast<unsigned>(sizeof...(Objs)), &index);
+        FASTSYNC_ASSERT(r == 0 || r == ETIMEDOUT || r == EAGAIN); /* EINVAL: an object twice */
+        if (r != 0) return -1;
+        mark(index, objs...);
+        return static_cast<int>(index);
+    }
+};
+
+} // namespace detail
+
+/* Waits until one of the objects (semaphores, events, registered tickets) is ready and
+ * returns its index: the lowest ready one, and only it changes state (a token taken, a
+ * ticket deregistered; an event is reported, not reset). The others stay as they were. */
+template <class... Objs> int wait_any(Objs &...objs)
+{
+    return detail::entries::run([](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) { return fastsync_wait_any(l, n, i); },
+                                objs...);
+}
+/* -1: none is ready (no wait). */
+template <class... Objs> int try_wait_any(Objs &...objs) noexcept
+{
+    return detail::entries::run([](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) { return fastsync_trywait_any(l, n, i); },
+                                objs...);
+}
+/* -1: timed out. */
+template <class Rep, class Period, class... Objs>
+int wait_any_for(const std::chrono::duration<Rep, Period> &d, Objs &...objs)
+{
+    detail::deadline dl = detail::after(d);
+    return detail::entries::run(
+        [&dl](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) {
+            return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
+        },
+        objs...);
+}
+template <class Clock, class Dur, class... Objs>
+int wait_any_until(const std::chrono::time_point<Clock, Dur> &tp, Objs &...objs)
+{
+    for (;;) {
+        detail::deadline dl = detail::at(tp);
+        int r = detail::entries::run(
+            [&dl](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) {
+                return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
+            },
+            objs...);
+        if (r >= 0 || Clock::now() >= tp) return r;
+    }
+}
+
+} // namespace fastsync
+
+#endif /* FASTSYNC_HPP */

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: MIT
+// test/cxx_api.cpp - fastsync.hpp's types, each promise of its manual a point: layout and
+// noexcept (at compile time), exclusion and exact totals with the standard's lock types,
+// deadlines on steady_clock, system_clock, duration::max() and a user clock whose time
+// jumps back, wait_any, C code on the same objects (cxx_share.c), the stop_token waits
+// (C++20), cancellation relocking (with exceptions, on glibc), process-shared objects across
+// fork. Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
+#include "fastsync.hpp"
+
+#include "cxx_share.h"
+#include "tap.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <type_traits>
+#include <vector>
+#if defined(__unix__)
+#include <pthread.h>
+#include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <sys/wait.h>
+#endif
+
+using namespace std::chrono;
+
+// ---- at compile time: the layout of the C object, noexcept where the manual says ------
+template <class T, class C> struct same_layout {
+    static const bool value = sizeof(T) == sizeof(C) && alignof(T) == alignof(C) &&
+                              std::is_standard_layout<T>::value &&
+                              std::is_same<typename T::native_handle_type, C *>::value;
+};
+static_assert(same_layout<fastsync::mutex, fastsync_mutex_t>::value, "mutex");
+static_assert(same_layout<fastsync::timed_mutex, fastsync_mutex_t>::value, "timed_mutex");
+static_assert(same_layout<fastsync::counting_semaphore<>, fastsync_sem_t>::value, "counting_semaphore");
+static_assert(same_layout<fastsync::binary_semaphore, fastsync_sem_t>::value, "binary_semaphore");
+static_assert(same_layout<fastsync::condition_variable, fastsync_cond_t>::value, "condition_variable");
+static_assert(same_layout<fastsync::condition_variable_any, fastsync_cond_t>::value, "condition_variable_any");
+static_assert(same_layout<fastsync::event, fastsync_event_t>::value, "event");
+static_assert(!std::is_copy_constructible<fastsync::mutex>::value && !std::is_copy_assignable<fastsync::mutex>::value, "mutex copies");
+static_assert(std::is_trivially_destructible<fastsync::mutex>::value, "mutex: trivial destructor");
+// max(): what the counter can hold, >= LeastMaxValue as the standard asks
+static_assert(fastsync::counting_semaphore<7>::max() == FASTSYNC_SEM_VALUE_MAX &&
+                  fastsync::binary_semaphore::max() == FASTSYNC_SEM_VALUE_MAX,
+              "max()");
+
+static fastsync::mutex constant_mutex; // constexpr constructors: constant-initialized
+static fastsync::counting_semaphore<> constant_sem(3);
+static fastsync::event constant_event(true);
+static fastsync::condition_variable constant_cv;
+
+static void noexcept_points()
+{
+    fastsync::timed_mutex m;
+    fastsync::counting_semaphore<> s(0);
+    fastsync::condition_variable cv;
+    fastsync::event e;
+    std::unique_lock<fastsync::mutex> l(constant_mutex, std::defer_lock);
+    // noexcept: what cannot sleep in a cancellation point
+    static_assert(noexcept(m.lock()) && noexcept(m.try_lock()) && noexcept(m.unlock()), "mutex noexcept");
+    static_assert(noexcept(s.release()) && noexcept(s.try_acquire()), "semaphore noexcept");
+    static_assert(noexcept(cv.notify_one()) && noexcept(cv.notify_all()), "notify noexcept");
+    static_assert(noexcept(e.set()) && noexcept(e.reset()) && noexcept(e.is_set()), "event noexcept");
+    // not noexcept: the waits that sleep are cancellation points (glibc unwinds)
+    static_assert(!noexcept(s.acquire()) && !noexcept(s.try_acquire_for(seconds(1))), "acquire");
+    static_assert(!noexcept(cv.wait(l)) && !noexcept(e.wait()), "waits");
+    ok(constant_sem.try_acquire() && constant_event.is_set() && constant_mutex.try_lock(),
+       "constant-initialized objects work (static mutex, semaphore(3), event(true))");
+    constant_mutex.unlock();
+    constant_cv.notify_all();
+}
+
+// ---- exclusion: a plain counter under the lock, exact totals ---------------------------
+static const int THREADS = 4;
+static const long ROUNDS = 20000;
+
+template <class Mutex, class Guard> static long count_with(Mutex &m)
+{
+    long counter = 0;
+    std::vector<std::thread> t;
+    for (int i = 0; i < THREADS; i++)
+        t.push_back(std::thread([&m, &counter] {
+            for (long k = 0; k < ROUNDS; k++) {
+                Guard g(m);
+                ++counter;
+            }
+        }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    return counter;
+}
+
+static void exclusion()
+{
+    fastsync::mutex m;
+    fastsync::timed_mutex tm;
+    is_int((count_with<fastsync::mutex, std::lock_guard<fastsync::mutex>>(m)), THREADS * ROUNDS,
+           "mutex with std::lock_guard: %d threads x %ld, exact", THREADS, ROUNDS);
+    is_int((count_with<fastsync::timed_mutex, std::unique_lock<fastsync::timed_mutex>>(tm)), THREADS * ROUNDS,
+           "timed_mutex with std::unique_lock: exact");
+    // std::lock over two fastsync mutexes taken in opposite orders: no deadlock, exact
+    fastsync::mutex a, b;
+    long both = 0;
+    std::thread t1([&] {
+        for (long k = 0; k < ROUNDS; k++) {
+            std::lock(a, b);
+            ++both;
+            a.unlock();
+            b.unlock();
+        }
+    });
+    std::thread t2([&] {
+        for (long k = 0; k < ROUNDS; k++) {
+            std::unique_lock<fastsync::mutex> lb(b, std::defer_lock), la(a, std::defer_lock);
+            std::lock(lb, la);
+            ++both;
+        }
+    });
+    t1.join();
+    t2.join();
+    is_int(both, 2 * ROUNDS, "std::lock over two fastsync::mutex, opposite orders: exact");
+#if __cplusplus >= 201703L
+    long counter = 0;
+    {
+        std::scoped_lock<fastsync::mutex, fastsync::timed_mutex> g(m, tm);
+        ++counter;
+    }
+    ok(counter == 1 && m.try_lock() && tm.try_lock(), "std::scoped_lock over mutex and timed_mutex, released");
+    m.unlock();
+    tm.unlock();
+#endif
+    // C code on the same mutex: 2 C++ threads, 2 C threads (cxx_share.c), one counter
+    long shared = 0;
+    std::vector<std::thread> t;
+    for (int i = 0; i < 2; i++) {
+        t.push_back(std::thread([&] {
+            for (long k = 0; k < ROUNDS; k++) {
+                std::lock_guard<fastsync::mutex> g(m);
+                ++shared;
+            }
+        }));
+        t.push_back(std::thread([&] { cxx_share_count(m.native_handle(), &shared, ROUNDS); }));
+    }
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    is_int(shared, 4 * ROUNDS, "one mutex locked by C++ (lock_guard) and by C (native_handle): exact");
+}
+
+// ---- deadlines --------------------------------------------------------------------------
+// A clock of the test's own: steady_clock moved by an offset that the test jumps.
+struct jump_clock {
+    typedef nanoseconds duration;
+    typedef duration::rep rep;
+    typedef duration::period period;
+    typedef std::chrono::time_point<jump_clock> time_point;
+    static const bool is_steady = false;
+    static std::atomic<long long> offset_ns;
+    static time_point now()
+    {
+        return time_point(steady_clock::now().time_since_epoch() + nanoseconds(offset_ns.load()));
+    }
+};
+std::atomic<long long> jump_clock::offset_ns(0);
+
+static double ms_since(steady_clock::time_point t0)
+{
+    return duration_cast<duration<double, std::milli>>(steady_clock::now() - t0).count();
+}
+
+// Runs wait(tp) with tp = jump_clock::now() + 100 ms while, 30 ms in, the clock jumps back
+// 200 ms: the deadline comes on jump_clock 300 ms after the start. wait must time out (false)
+// and not before jump_clock reaches tp.
+template <class Wait> static void jump_back(const char *what, Wait wait)
+{
+    jump_clock::offset_ns = 0;
+    steady_clock::time_point t0 = steady_clock::now();
+    jump_clock::time_point tp = jump_clock::now() + milliseconds(100);
+    std::thread j([] {
+        std::this_thread::sleep_for(milliseconds(30));
+        jump_clock::offset_ns -= 200000000;
+    });
+    bool got = wait(tp);
+    bool reached = jump_clock::now() >= tp;
+    double ms = ms_since(t0);
+    j.join();
+    ok(!got && reached && ms >= 299.0, "%s: a user clock jumped back 200 ms: timed out after %.1f ms, "
+                                       "its clock at the deadline", what, ms);
+}
+
+static void deadlines()
+{
+    fastsync::timed_mutex m;
+    m.lock();
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = m.try_lock_for(milliseconds(20));
+    double ms = ms_since(t0);
+    ok(!got && ms >= 20.0, "try_lock_for(20 ms) on a locked mutex: false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = m.try_lock_until(system_clock::now() + milliseconds(20));
+    ms = ms_since(t0);
+    ok(!got && ms >= 19.0, "try_lock_until(system_clock + 20 ms): false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = m.try_lock_for(seconds(-5)) || m.try_lock_until(steady_clock::time_point::min()) ||
+          m.try_lock_until(system_clock::time_point()) || m.try_lock_for(duration<double>(-1e300));
+    ok(!got && ms_since(t0) < 1000.0, "negative and past deadlines, min() and a huge negative double: one try each");
+    // duration::max() and time_point::max(): for ever, not an overflow into the past
+    std::thread u([&m] {
+        std::this_thread::sleep_for(milliseconds(30));
+        m.unlock();
+    });
+    t0 = steady_clock::now();
+    got = m.try_lock_for(nanoseconds::max());
+    ms = ms_since(t0);
+    u.join();
+    ok(got && ms >= 25.0, "try_lock_for(nanoseconds::max()) waits for the unlock: true after %.1f ms", ms);
+    std::thread u2([&m] {
+        std::this_thread::sleep_for(milliseconds(30));
+        m.unlock();
+    });
+    ok(m.try_lock_for(hours::max()), "try_lock_for(hours::max()) (beyond nanoseconds) waits: true");
+    u2.join();
+    std::thread u3([&m] {
+        std::this_thread::sleep_for(milliseconds(30));
+        m.unlock();
+    });
+    ok(m.try_lock_until(system_clock::time_point::max()) , "try_lock_until(system_clock::time_point::max()): true");
+    u3.join();
+    m.unlock();
+
+    fastsync::counting_semaphore<> s(0);
+    std::thread r([&s] {
+        std::this_thread::sleep_for(milliseconds(30));
+        s.release();
+    });
+    ok(s.try_acquire_for(duration<double>::max()), "try_acquire_for(duration<double>::max()) waits: true");
+    r.join();
+    t0 = steady_clock::now();
+    got = s.try_acquire_for(duration<float, std::milli>(20.5f));
+    ms = ms_since(t0);
+    ok(!got && ms >= 20.5, "try_acquire_for(20.5 float ms): false after %.1f ms (rounded up)", ms);
+
+    // a user clock whose time jumps back: every timed wait of a clock of its own
+    m.lock();
+    jump_back("timed_mutex::try_lock_until", [&m](jump_clock::time_point tp) { return m.try_lock_until(tp); });
+    m.unlock();
+    jump_back("counting_semaphore::try_acquire_until", [&s](jump_clock::time_point tp) { return s.try_acquire_until(tp); });
+    fastsync::event e;
+    jump_back("event::wait_until", [&e](jump_clock::time_point tp) { return e.wait_until(tp); });
+    fastsync::condition_variable cv;
+    fastsync::mutex cm;
+    jump_back("condition_variable::wait_until(pred)", [&](jump_clock::time_point tp) {
+        std::unique_lock<fastsync::mutex> l(cm);
+        return cv.wait_until(l, tp, [] { return false; });
+    });
+    fastsync::condition_variable_any cva;
+    jump_back("condition_variable_any::wait_until(pred)", [&](jump_clock::time_point tp) {
+        std::unique_lock<fastsync::mutex> l(cm);
+        return cva.wait_until(l, tp, [] { return false; });
+    });
+    fastsync::counting_semaphore<> none(0);
+    jump_back("wait_any_until", [&](jump_clock::time_point tp) { return fastsync::wait_any_until(tp, none, e) >= 0; });
+    // the first wait without a predicate, early on its clock: a spurious wakeup
+    {
+        jump_clock::offset_ns = 0;
+        jump_clock::time_point tp = jump_clock::now() + milliseconds(50);
+        std::thread j([] {
+            std::this_thread::sleep_for(milliseconds(10));
+            jump_clock::offset_ns -= 1000000000;
+        });
+        std::unique_lock<fastsync::mutex> l(cm);
+        std::cv_status st = cv.wait_until(l, tp);
+        j.join();
+        ok(st == std::cv_status::no_timeout && jump_clock::now() < tp,
+           "condition_variable::wait_until, its clock short of the deadline when the wait ends: no_timeout");
+    }
+}
+
+// ---- semaphore: exact delivery ---------------------------------------------------------
+static void semaphore_totals()
+{
+    fastsync::counting_semaphore<> s(0);
+    std::atomic<long> taken(0);
+    std::vector<std::thread> t;
+    for (int i = 0; i < THREADS; i++) {
+        t.push_back(std::thread([&s] {
+            for (long k = 0; k < ROUNDS; k++) s.release();
+        }));
+        t.push_back(std::thread([&s, &taken] {
+            for (long k = 0; k < ROUNDS; k++) {
+                if (k % 2) s.acquire();
+                else while (!s.try_acquire_for(milliseconds(1))) {}
+                taken.fetch_add(1, std::memory_order_relaxed);
+            }
+        }));
+    }
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    ok(taken.load() == THREADS * ROUNDS && !s.try_acquire(), "semaphore: %d releasers, %d acquirers x %ld: every token taken once",
+       THREADS, THREADS, ROUNDS);
+    s.release(5);
+    int n = 0;
+    while (s.try_acquire()) n++;
+    is_int(n, 5, "release(5) then try_acquire: 5 tokens");
+    // C posts into a C++ semaphore
+    cxx_share_post(s.native_handle(), 3);
+    n = 0;
+    while (s.try_acquire()) n++;
+    is_int(n, 3, "3 posts by C code (native_handle): 3 tokens");
+    fastsync::binary_semaphore b(1);
+    ok(b.try_acquire() && !b.try_acquire(), "binary_semaphore(1): one token");
+}
+
+// ---- condition variables ---------------------------------------------------------------
+static void condition_variables()
+{
+    // ping-pong, exact: each side waits for its turn
+    fastsync::mutex m;
+    fastsync::condition_variable cv;
+    long turn = 0;
+    const long PINGS = 5000;
+    std::thread other([&] {
+        std::unique_lock<fastsync::mutex> l(m);
+        for (long k = 0; k < PINGS; k++) {
+            cv.wait(l, [&] { return turn % 2 == 1; });
+            ++turn;
+            cv.notify_one();
+        }
+    });
+    {
+        std::unique_lock<fastsync::mutex> l(m);
+        for (long k = 0; k < PINGS; k++) {
+            ++turn;
+            cv.notify_one();
+            cv.wait(l, [&] { return turn % 2 == 0; });
+        }
+    }
+    other.join();
+    is_int(turn, 2 * PINGS, "condition_variable ping-pong, %ld rounds: every turn taken", PINGS);
+
+    std::unique_lock<fastsync::mutex> l(m);
+    steady_clock::time_point t0 = steady_clock::now();
+    std::cv_status st = cv.wait_for(l, milliseconds(20));
+    double ms = ms_since(t0);
+    ok(st == std::cv_status::timeout && l.owns_lock() && ms >= 20.0, "wait_for(20 ms): timeout after %.1f ms, lock held", ms);
+    ok(!cv.wait_for(l, seconds(-1), [] { return false; }), "wait_for(-1 s, false): false at once");
+    int flag = 0;
+    std::thread c([&] { cxx_share_notify(cv.native_handle(), m.native_handle(), &flag); });
+    ok(cv.wait_for(l, nanoseconds::max(), [&] { return flag == 1; }), "wait_for(max(), pred), notified by C code: true");
+    l.unlock();
+    c.join();
+
+    // condition_variable_any with the standard library's own mutex: notify_all wakes every
+    // waiter that was waiting, and the object is destroyed at once after it
+    std::mutex sm;
+    std::unique_ptr<fastsync::condition_variable_any> cva(new fastsync::condition_variable_any);
+    int waiting = 0;
+    bool go = false;
+    std::atomic<int> woke(0);
+    std::vector<std::thread> t;
+    for (int i = 0; i < 8; i++)
+        t.push_back(std::thread([&] {
+            std::unique_lock<std::mutex> sl(sm);
+            ++waiting;
+            fastsync::condition_variable_any *p = cva.get();
+            while (!go) p->wait(sl);
+            woke.fetch_add(1);
+        }));
+    for (;;) {
+        std::lock_guard<std::mutex> g(sm);
+        if (waiting == 8) break;
+    }
+    {
+        std::lock_guard<std::mutex> g(sm);
+        go = true;
+        cva->notify_all();
+        cva.reset(); // destroyed right after the broadcast (under the lock: no waiter has left)
+    }
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    is_int(woke.load(), 8, "condition_variable_any over std::mutex: notify_all woke all 8, then destroyed at once");
+
+    // with a fastsync::timed_mutex through std::unique_lock
+    fastsync::timed_mutex tm;
+    fastsync::condition_variable_any cv2;
+    std::unique_lock<fastsync::timed_mutex> tl(tm);
+    ok(!cv2.wait_for(tl, milliseconds(5), [] { return false; }) && tl.owns_lock(),
+       "condition_variable_any over unique_lock<timed_mutex>: times out, lock held");
+}
+
+// ---- event, ticket and wait_any -------------------------------------------------------
+static void event_and_wait_any()
+{
+    fastsync::event e;
+    ok(!e.is_set() && !e.wait_for(milliseconds(5)), "event: reset; wait_for times out");
+    std::thread s([&e] {
+        std::this_thread::sleep_for(milliseconds(20));
+        e.set();
+    });
+    ok(e.wait_for(nanoseconds::max()) && e.is_set(), "event: wait_for(max()) returns at the set");
+    s.join();
+    e.reset();
+
+    fastsync::counting_semaphore<> sem(0);
+    fastsync::condition_variable_any cv;
+    is_int(fastsync::try_wait_any(sem, e), -1, "try_wait_any: none ready: -1");
+    is_int(fastsync::wait_any_for(milliseconds(5), sem, e), -1, "wait_any_for(5 ms): timed out: -1");
+    sem.release();
+    e.set();
+    is_int(fastsync::wait_any(sem, e), 0, "wait_any(sem, event), both ready: the lowest index, 0");
+    ok(!sem.try_acquire() && e.is_set(), "its token taken; the event left set");
+    e.reset();
+    {
+        fastsync::ticket t(cv);
+        std::thread n([&cv] {
+            std::this_thread::sleep_for(milliseconds(20));
+            cv.notify_one();
+        });
+        is_int(fastsync::wait_any(sem, e, t), 2, "wait_any(sem, event, ticket): a notify_one wins for the ticket");
+        ok(!t.registered(), "the winning ticket is deregistered");
+        n.join();
+    }
+    {
+        fastsync::ticket t(cv);
+        sem.release();
+        is_int(fastsync::wait_any(t, sem), 1, "wait_any(ticket, sem): the semaphore wins");
+        ok(t.registered(), "the ticket that lost stays registered");
+        cv.notify_one();
+        ok(t.wait_for(seconds(5)) == std::cv_status::no_timeout, "and a notify made after its registration is its own");
+    }
+    {
+        fastsync::ticket t(cv);
+        ok(t.wait_for(milliseconds(5)) == std::cv_status::timeout && !t.registered(), "ticket::wait_for: times out, deregistered");
+    }
+    {
+        fastsync::ticket t(cv); // cancelled by its destructor
+    }
+    ok(cv.native_handle() != nullptr, "tickets given up by their destructor leave the condition variable usable");
+}
+
+// ---- C++20: waits a stop request interrupts --------------------------------------------
+static void stop_tokens()
+{
+#if FASTSYNC__HPP_STOP_TOKEN
+    fastsync::condition_variable_any cv;
+    std::mutex m;
+    int stopped = 0;
+    const int RACES = 300;
+    for (int i = 0; i < RACES; i++) {
+        std::stop_source src;
+        std::thread w([&] {
+            std::unique_lock<std::mutex> l(m);
+            if (!cv.wait(l, src.get_token(), [] { return false; })) stopped++;
+        });
+        if (i % 3 == 1) std::this_thread::yield();
+        if (i % 3 == 2) std::this_thread::sleep_for(microseconds(50));
+        src.request_stop();
+        w.join();
+    }
+    is_int(stopped, RACES, "wait(lock, stop_token, pred): %d stop requests at every moment, each one ends the wait", RACES);
+    std::stop_source src;
+    std::unique_lock<std::mutex> l(m);
+    ok(!cv.wait_for(l, src.get_token(), milliseconds(10), [] { return false; }) && !src.stop_requested(),
+       "wait_for(lock, stop_token, 10 ms, pred): times out without a stop");
+#else
+    skip("C++ before 20, or no std::stop_token", "the stop_token waits");
+    skip("C++ before 20, or no std::stop_token", "the stop_token wait_for");
+#endif
+}
+
+// ---- cancellation: a waiter cancelled in a wait leaves its lock locked again -------------
+#if defined(__GLIBC__) && defined(__EXCEPTIONS) && FASTSYNC__CANCEL
+struct counted_lock { // BasicLockable over std::mutex, counting
+    std::mutex m;
+    std::atomic<int> locks{0}, unlocks{0};
+    void lock() { m.lock(); locks++; }
+    void unlock() { unlocks++; m.unlock(); }
+};
+static void cancellation()
+{
+    counted_lock cl;
+    fastsync::condition_variable_any cv;
+    std::atomic<bool> waiting(false);
+    std::thread t([&] {
+        std::unique_lock<counted_lock> l(cl);
+        waiting = true;
+        cv.wait(l, [] { return false; });
+    });
+    while (!waiting) std::this_thread::yield();
+    std::this_thread::sleep_for(milliseconds(20));
+    pthread_cancel(t.native_handle());
+    t.join();
+    ok(cl.locks == cl.unlocks && cl.locks >= 2 && cl.m.try_lock(),
+       "condition_variable_any: a cancelled wait relocked before unwinding (%d locks, %d unlocks)", cl.locks.load(), cl.unlocks.load());
+    cl.m.unlock();
+}
+#else
+static void cancellation() { skip("needs glibc, exceptions and cancellation", "a cancelled wait relocks"); }
+#endif
+
+// ---- process-shared objects across fork -----------------------------------------------
+static void process_shared()
+{
+#if FASTSYNC_HAS_SHARED && defined(__linux__)
+    struct area {
+        fastsync::mutex m;
+        fastsync::counting_semaphore<> s;
+        long counter;
+        area() : m(fastsync::process_shared), s(0, fastsync::process_shared), counter(0) {}
+    };
+    void *mem = mmap(nullptr, sizeof(area), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) bail("mmap");
+    area *a = new (mem) area;
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (long k = 0; k < ROUNDS; k++) {
+            std::lock_guard<fastsync::mutex> g(a->m);
+            ++a->counter;
+        }
+        a->s.release();
+        _exit(0);
+    }
+    for (long k = 0; k < ROUNDS; k++) {
+        std::lock_guard<fastsync::mutex> g(a->m);
+        ++a->counter;
+    }
+    bool got = a->s.try_acquire_for(seconds(30));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok(got && a->counter == 2 * ROUNDS && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "process_shared mutex and semaphore across fork: exact count %ld, the child's release taken", a->counter);
+    a->~area();
+    munmap(mem, sizeof(area));
+#else
+    skip("no FASTSYNC_SHARED on this backend", "process_shared objects across fork");
+#endif
+}
+
+int main()
+{
+#if defined(__unix__)
+    alarm(120); // a hang fails the test (and meson's timeout everywhere)
+#endif
+    noexcept_points();
+    exclusion();
+    deadlines();
+    semaphore_totals();
+    condition_variables();
+    event_and_wait_any();
+    stop_tokens();
+    cancellation();
+    process_shared();
+    diag("C++ %ld, exceptions %s", static_cast<long>(__cplusplus),
+#if defined(__EXCEPTIONS) || defined(__cpp_exceptions)
+         "on"
+#else
+         "off"
+#endif
+    );
+    return done_testing();
+}
