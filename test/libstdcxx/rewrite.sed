@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# rewrite.sed: a libstdc++ thread test made a test of fastsync.hpp, mechanically (GNU sed).
+# The standard's types become fastsync's; std::unique_lock, lock_guard, scoped_lock,
+# std::lock and std::try_lock stay the standard library's (they are what the fastsync types
+# must work with); std::recursive_mutex and the like, which fastsync does not have, stay
+# too. fastsync.hpp comes before the test's first #include.
+0,/^#include/s|^#include|#include "fastsync.hpp"\n#include|
+s|^#include <semaphore>|#include "fastsync.hpp" // was <semaphore>|
+s/\bstd::mutex\b/fastsync::mutex/g
+# an explicit instantiation inside namespace std names the mutex unqualified
+/^ *template class /s/\([<, ]\)mutex\b/\1fastsync::mutex/g
+s/\bstd::timed_mutex\b/fastsync::timed_mutex/g
+s/\bstd::condition_variable\b/fastsync::condition_variable/g
+s/\bstd::condition_variable_any\b/fastsync::condition_variable_any/g
+s/\bstd::counting_semaphore\b/fastsync::counting_semaphore/g
+s/\bstd::binary_semaphore\b/fastsync::binary_semaphore/g
+s/\bstd::notify_all_at_thread_exit\b/fastsync::notify_all_at_thread_exit/g
