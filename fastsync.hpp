@@ -36,10 +36,13 @@
  * try_acquire_until or event wait_until returns false before Clock::now() >= abs_time.
  * (A condition variable's wait_until then returns cv_status::no_timeout, a spurious
  * wakeup, as the standard's does: waiting on could miss a notify made in between.)
- * Durations count on CLOCK_MONOTONIC from the call. A duration or time_since_epoch at or
- * beyond 2^63 ns (292 years: duration::max(), time_point::max() of any clock) means for
- * ever: the untimed wait. Zero or negative: one try, no system call. C++20 checks that a
- * Clock is a clock (std::chrono::is_clock: a static assertion).
+ * Durations count on CLOCK_MONOTONIC from the call, rounded up to the nanosecond. A
+ * duration, or a deadline's distance from now, of 9.2e18 ns (292 years, just under 2^63 ns:
+ * duration::max(), time_point::max() of any clock) or more means for ever: the untimed
+ * wait. Zero, negative or past (time_point::min()): one try, no system call. No
+ * conversion overflows, whatever the Rep and Period (hours, thirds of a second, float):
+ * out of range is for ever or past. C++20 checks that a Clock is a clock (the standard's
+ * is_clock, of fastsync's own: a static assertion).
  *
  * Errors. Nothing throws: the C calls have no failure a correct program can meet. So lock,
  * try_lock, unlock, release, try_acquire, notify_*, set, reset and is_set are noexcept.
@@ -49,6 +52,8 @@
  * are not noexcept for one reason: they are cancellation points as the C calls are, and
  * glibc cancels a C++ thread by unwinding it, which a noexcept frame would turn into
  * std::terminate (a condition variable's wait relocks before the unwinding leaves it).
+ * Built with -fno-exceptions, a cancelled thread runs no C++ destructor (no unique_lock's,
+ * no ticket's): cancel such threads only where they wait on nothing of this header's.
  * What the C API reports as misuse is a precondition here, checked by FASTSYNC_ASSERT
  * (default: assert, so only without NDEBUG; define it before the #include to check
  * otherwise); unchecked, the call does what the C call does, which changes nothing:
@@ -58,13 +63,18 @@
  *   destroyed while a thread waits on it that no notify released (EBUSY), or a wait
  *   with a std::unique_lock that does not own its mutex (EPERM).
  * A mutex's destructor is trivial (the C mutex needs no destroy): destroying a locked one
- * is not diagnosed. A condition variable may be destroyed as soon as notify_all returns
- * (the C destroy lets the released waiters leave first).
+ * is not diagnosed. A condition variable may be destroyed as soon as notify_all returns:
+ * its destructor waits until the waiters it released have left (the C destroy's one-second
+ * limit applies only to a process-shared one, whose waiter may have died).
  *
  * Limits. With 2047 threads waiting on one condition variable (FASTSYNC_COND_TICKETS_MAX),
- * the next wait returns at once, after a yield (a spurious wakeup), and a ticket's
- * constructor yields until a place is free. No recursive or shared (reader-writer) mutex.
- * Costs: the uncontended paths are the C calls, inlined, with nothing added (bench/).
+ * the next wait returns at once, after a yield (a spurious wakeup; a timed wait past its
+ * deadline times out, a stop_token wait ends at a stop), and a ticket's constructor yields
+ * until a place is free. No recursive or shared (reader-writer) mutex.
+ * Costs: the uncontended paths are the C calls, inlined: with NDEBUG, the same instructions
+ * (callgrind, bench/run: lock + unlock 14, release + acquire 20); with assertions on,
+ * unlock adds its check of the C call's EPERM (2 instructions), as a C caller checking it
+ * would.
  */
 #ifndef FASTSYNC_HPP
 #define FASTSYNC_HPP
@@ -72,12 +82,17 @@
 #include "fastsync.h"
 
 #include <cassert>
+#include <cmath>
 #include <chrono>
 #include <condition_variable> /* std::cv_status */
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <mutex> /* std::unique_lock */
+#if defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX)
+#include <pthread.h> /* notify_all_at_thread_exit */
+#endif
 #if __cplusplus > 201703L
 #include <version>
 #endif
@@ -124,25 +139,74 @@ constexpr std::uint64_t sem_value(std::ptrdiff_t v, std::ptrdiff_t max) noexcept
     return v >= 0 && v <= max ? static_cast<std::uint64_t>(v) : (bad_value(), 0u);
 }
 
+/* C++20's is_clock, of our own (libc++ before 21 has no std::chrono::is_clock): the
+ * Cpp17Clock members, and a time_point whose duration is the clock's. */
+template <class...> struct voider {
+    typedef void type;
+};
+template <class T, class = void> struct is_clock : std::false_type {};
+template <class T>
+struct is_clock<T, typename voider<typename T::rep, typename T::period, typename T::duration,
+                                   typename T::time_point, decltype(T::is_steady), decltype(T::now())>::type>
+    : std::integral_constant<bool, std::is_same<typename T::time_point::duration, typename T::duration>::value> {};
+
 template <class Clock> struct check_clock {
 #if __cplusplus > 201703L
-    static_assert(std::chrono::is_clock<Clock>::value, "fastsync: the time_point's clock is no clock");
+    static_assert(is_clock<Clock>::value, "fastsync: the time_point's clock is no clock");
 #endif
 };
 
-/* d in nanoseconds, rounded up; `forever` 1 when d >= 2^63 ns - 1 (and the value is then
- * meaningless), -1 when d <= -(2^63 ns - 1). long double only decides whether the exact
- * conversion fits: its rounding cannot reach the values in between. */
+/* Beyond this many nanoseconds (292 years, just under 2^63) a duration is for ever. */
+constexpr long double forever_ns = 9.2e18L;
+
+/* d in nanoseconds, as a long double: only to compare, never to wait by (its rounding). */
+template <class Rep, class Period> long double approx_ns(const std::chrono::duration<Rep, Period> &d)
+{
+    return static_cast<long double>(d.count()) * static_cast<long double>(Period::num) * 1e9L /
+           static_cast<long double>(Period::den);
+}
+
+/* d in whole nanoseconds, rounded up, where |d| < forever_ns. An integer count is split
+ * into seconds and the rest, so that no product overflows (a count of thirds of a second
+ * times 10^9 did); a floating one is rounded up from the long double, exact for float and
+ * double counts of seconds and milliseconds within range. */
+template <class Rep, class Period>
+std::int64_t exact_ns(const std::chrono::duration<Rep, Period> &d, std::true_type /* integral */)
+{
+    using namespace std::chrono;
+    seconds s = duration_cast<seconds>(d);
+    std::chrono::duration<Rep, Period> rest = d - duration_cast<std::chrono::duration<Rep, Period>>(s);
+    nanoseconds n = duration_cast<nanoseconds>(rest);
+    if (n < rest) ++n;
+    return s.count() * 1000000000 + n.count();
+}
+template <class Rep, class Period>
+std::int64_t exact_ns(const std::chrono::duration<Rep, Period> &d, std::false_type /* floating */)
+{
+    return static_cast<std::int64_t>(std::ceil(approx_ns(d)));
+}
+
+/* d in nanoseconds, rounded up; `forever` 1 when d >= forever_ns (the value is then
+ * meaningless), -1 when d <= -forever_ns (likewise), else 0. */
 template <class Rep, class Period>
 std::int64_t ceil_ns(const std::chrono::duration<Rep, Period> &d, int &forever)
 {
-    using namespace std::chrono;
-    long double x = duration_cast<duration<long double, std::nano>>(d).count();
-    forever = x >= 9.2e18L ? 1 : x <= -9.2e18L ? -1 : 0;
+    long double x = approx_ns(d);
+    forever = x >= forever_ns ? 1 : x <= -forever_ns ? -1 : 0;
     if (forever != 0) return 0;
-    nanoseconds n = duration_cast<nanoseconds>(d);
-    if (n < d) ++n;
-    return n.count();
+    return exact_ns(d, std::integral_constant<bool, std::is_integral<Rep>::value>());
+}
+
+/* Clock::now() >= tp, computed without overflow for any Dur: far apart (beyond a
+ * millisecond, more than long double's rounding), the long double difference decides;
+ * near, both are near now, where the exact comparison's common type holds them. */
+template <class Clock, class Dur> bool reached(const std::chrono::time_point<Clock, Dur> &tp)
+{
+    typename Clock::time_point now = Clock::now();
+    long double ahead = approx_ns(tp.time_since_epoch()) - approx_ns(now.time_since_epoch());
+    if (ahead > 1e6L) return false;
+    if (ahead < -1e6L) return true;
+    return now >= tp;
 }
 
 /* Which C clock a std clock is, exactly: where the C++ library reads its steady_clock with
@@ -183,8 +247,13 @@ template <class Clock, class Dur, int Id = clock_id<Clock>::value> struct conver
     /* A clock of its own: the time left, from now on CLOCK_MONOTONIC. */
     static deadline at(const std::chrono::time_point<Clock, Dur> &tp)
     {
-        if (tp == std::chrono::time_point<Clock, Dur>::max()) return after(std::chrono::nanoseconds::max());
-        return after(tp - Clock::now());
+        /* tp - now in long double: the exact difference can overflow (time_point::min(), a
+         * coarse Dur); its rounding makes the deadline at most early, and wait_until
+         * re-checks the clock */
+        long double ahead = approx_ns(tp.time_since_epoch()) - approx_ns(Clock::now().time_since_epoch());
+        if (tp == std::chrono::time_point<Clock, Dur>::max() || ahead >= forever_ns)
+            return after(std::chrono::nanoseconds::max());
+        return after(std::chrono::nanoseconds(ahead > 0 ? static_cast<std::int64_t>(std::ceil(ahead)) : 0));
     }
 };
 template <class Clock, class Dur> struct convert<Clock, Dur, CLOCK_MONOTONIC> {
@@ -227,7 +296,7 @@ int wait_until(const std::chrono::time_point<Clock, Dur> &tp, Wait wait)
 {
     for (;;) {
         int r = wait(at(tp));
-        if (r != ETIMEDOUT || Clock::now() >= tp) return r;
+        if (r != ETIMEDOUT || reached(tp)) return r;
     }
 }
 
@@ -395,7 +464,22 @@ class cond_base {
 #if FASTSYNC_HAS_SHARED
     explicit cond_base(process_shared_t) noexcept { check(fastsync_cond_init(&c_, FASTSYNC_SHARED)); }
 #endif
-    ~cond_base() { check(fastsync_cond_destroy(&c_)); }
+    /* The C destroy waits for the waiters a notify released to leave, but gives up (EBUSY)
+     * after a second in which none did (one may have died: a process-shared object). A
+     * process-private one's waiters cannot die and leave it registered, so its destructor
+     * waits on until they have left (a released waiter kept off the CPU, say by a signal
+     * handler or a higher-priority destroyer): the standard lets it be destroyed once all
+     * its waiters were notified. EBUSY with a ticket no notify released is misuse. */
+    ~cond_base()
+    {
+        int r;
+        /* relaxed: it only decides whether to try again; a destroy that returns 0 makes its
+         * own acquire loads */
+        while ((r = fastsync_cond_destroy(&c_)) == EBUSY && !fastsync__cv_shared(&c_) &&
+               !fastsync__cv_uncalled(fastsync__load(&c_.state, memory_order_relaxed)))
+            fastsync__yield();
+        check(r);
+    }
     cond_base(const cond_base &) = delete;
     cond_base &operator=(const cond_base &) = delete;
 
@@ -422,11 +506,16 @@ class cond_base {
     template <class Lock> int wait_by(Lock &lock, const deadline *dl)
     {
         fastsync_cond_ticket_t t;
-        return enter(&t, lock) ? await(&t, lock, dl) : 0;
+        if (enter(&t, lock)) return await(&t, lock, dl);
+        return past(dl) ? ETIMEDOUT : 0; /* no place: a timed wait still ends */
+    }
+    static bool past(const deadline *dl) noexcept
+    {
+        return dl && dl->finite && fastsync__until(dl->clock, &dl->ts) <= 0;
     }
     template <class Clock, class Dur> static std::cv_status status(int r, const std::chrono::time_point<Clock, Dur> &tp)
     {
-        return r == ETIMEDOUT && Clock::now() >= tp ? std::cv_status::timeout : std::cv_status::no_timeout;
+        return r == ETIMEDOUT && reached(tp) ? std::cv_status::timeout : std::cv_status::no_timeout;
     }
     static std::cv_status status(int r) noexcept
     {
@@ -504,38 +593,71 @@ class condition_variable : public detail::cond_base {
 };
 
 namespace detail {
-/* notify_all_at_thread_exit's list: one per thread, made by its first call, so destroyed
- * (thread_local: in reverse order of construction) after every thread_local object the
- * thread made after that call. */
+/* notify_all_at_thread_exit's list, one per thread: each node unlocks its mutex and then
+ * notifies its condition variable. */
 struct at_exit {
     condition_variable *cv;
     mutex *m;
     at_exit *next;
 };
-struct at_exit_list {
-    at_exit *head = nullptr;
-    ~at_exit_list()
+inline void run_at_exit(at_exit *e) noexcept;
+#if defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX)
+/* The list hangs from a pthread key, whose destructor glibc runs after every thread_local
+ * destructor of the thread (its thread exit: TLS destructors, then keys): the standard's
+ * order. (As with libstdc++'s, nothing runs when the initial thread returns from main.) */
+inline void at_exit_keyed(void *p) { run_at_exit(static_cast<at_exit *>(p)); }
+struct at_exit_key {
+    pthread_key_t key;
+    at_exit_key() noexcept
     {
-        while (at_exit *e = head) {
-            head = e->next;
-            e->m->unlock();
-            e->cv->notify_all();
-            delete e;
-        }
+        int r = pthread_key_create(&key, at_exit_keyed);
+        FASTSYNC_ASSERT(r == 0); /* EAGAIN: PTHREAD_KEYS_MAX keys in use */
+        (void)r;
     }
 };
+inline void at_exit_push(condition_variable *cv, mutex *m)
+{
+    static at_exit_key k; /* made once, by the first caller (a C++11 static) */
+    at_exit *e = new at_exit{cv, m, static_cast<at_exit *>(pthread_getspecific(k.key))};
+    int r = pthread_setspecific(k.key, e);
+    FASTSYNC_ASSERT(r == 0);
+    (void)r;
+}
+#else
+/* Elsewhere (Windows) a thread_local list, made by the thread's first call: destroyed after
+ * the thread_locals made after that call, before those made before it. */
+struct at_exit_list {
+    at_exit *head = nullptr;
+    ~at_exit_list() { run_at_exit(head); }
+};
+inline void at_exit_push(condition_variable *cv, mutex *m)
+{
+    static thread_local at_exit_list list;
+    list.head = new at_exit{cv, m, list.head};
+}
+#endif
 } // namespace detail
 
 /* std::notify_all_at_thread_exit: keeps lk's mutex locked until the thread exits, then
- * unlocks it and notifies all of cv's waiters, after the thread's thread_local objects
- * made since its first call are destroyed (as libstdc++'s). The one allocation of this
+ * unlocks it and notifies all of cv's waiters, after the thread's thread_local objects are
+ * destroyed (on Windows: those made after its first call). The one allocation of this
  * header: a node per call (new: std::bad_alloc, or abort with -fno-exceptions). */
 inline void notify_all_at_thread_exit(condition_variable &cv, std::unique_lock<mutex> lk)
 {
     FASTSYNC_ASSERT(lk.owns_lock());
-    static thread_local detail::at_exit_list list;
-    list.head = new detail::at_exit{&cv, lk.mutex(), list.head};
+    detail::at_exit_push(&cv, lk.mutex());
     lk.release();
+}
+
+inline void detail::run_at_exit(at_exit *e) noexcept
+{
+    while (e) {
+        at_exit *next = e->next;
+        e->m->unlock();
+        e->cv->notify_all();
+        delete e;
+        e = next;
+    }
 }
 
 class condition_variable_any : public detail::cond_base {
@@ -593,7 +715,7 @@ class condition_variable_any : public detail::cond_base {
     {
         for (;;) {
             detail::deadline dl = detail::at(tp);
-            if (stop_wait(lock, st, pred, &dl) || st.stop_requested() || Clock::now() >= tp) return pred();
+            if (stop_wait(lock, st, pred, &dl) || st.stop_requested() || detail::reached(tp)) return pred();
         }
     }
     template <class Lock, class Rep, class Period, class Pred>
@@ -612,7 +734,10 @@ class condition_variable_any : public detail::cond_base {
         std::stop_callback<waker> cb(st, waker{this});
         while (!pred()) {
             fastsync_cond_ticket_t t;
-            if (!enter(&t, lock)) continue;
+            if (!enter(&t, lock)) {
+                if (st.stop_requested() || past(dl)) return pred();
+                continue;
+            }
             handshake(); /* pairs with waker's */
             if (st.stop_requested()) {
                 (void)fastsync_cond_cancel(&c_, &t);
@@ -677,7 +802,7 @@ class ticket {
     template <class Clock, class Dur> std::cv_status wait_until(const std::chrono::time_point<Clock, Dur> &tp)
     {
         detail::deadline dl = detail::at(tp);
-        return wait_by(&dl) == ETIMEDOUT && Clock::now() >= tp ? std::cv_status::timeout
+        return wait_by(&dl) == ETIMEDOUT && detail::reached(tp) ? std::cv_status::timeout
                                                                : std::cv_status::no_timeout;
     }
 
@@ -742,7 +867,9 @@ struct entries {
 
 /* Waits until one of the objects (semaphores, events, registered tickets) is ready and
  * returns its index: the lowest ready one, and only it changes state (a token taken, a
- * ticket deregistered; an event is reported, not reset). The others stay as they were. */
+ * ticket deregistered; an event is reported, not reset). The others stay as they were.
+ * -1 only for what FASTSYNC_ASSERT catches (an object named twice: the C call's EINVAL),
+ * where assertions are off. */
 template <class... Objs> int wait_any(Objs &...objs)
 {
     return detail::entries::run([](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) { return fastsync_wait_any(l, n, i); },
@@ -775,7 +902,7 @@ int wait_any_until(const std::chrono::time_point<Clock, Dur> &tp, Objs &...objs)
                 return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
             },
             objs...);
-        if (r >= 0 || Clock::now() >= tp) return r;
+        if (r >= 0 || detail::reached(tp)) return r;
     }
 }
 

@@ -21,6 +21,8 @@
 #include <unistd.h>
 #endif
 #if defined(__linux__)
+#include <signal.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #endif
@@ -275,6 +277,189 @@ static void deadlines()
            "condition_variable::wait_until, its clock short of the deadline when the wait ends: no_timeout");
     }
 }
+
+// A clock of its own that reads steady_clock: every deadline on it is converted and
+// re-checked, as every clock's is on Windows and where fastsync.h uses the POSIX backend.
+struct own_clock {
+    typedef nanoseconds duration;
+    typedef duration::rep rep;
+    typedef duration::period period;
+    typedef std::chrono::time_point<own_clock> time_point;
+    static const bool is_steady = true;
+    static time_point now() { return time_point(steady_clock::now().time_since_epoch()); }
+};
+
+// Deadlines at the edges of their types: no overflow into "for ever", none into the past,
+// rounding always up (issue 19's review: each of these hung, busy-looped or returned early).
+static void deadline_edges()
+{
+    typedef duration<long long, std::ratio<1, 3>> thirds;
+    int forever = 0;
+    long long ns = fastsync::detail::ceil_ns(thirds(1), forever);
+    ok(forever == 0 && ns == 333333334, "ceil_ns(1/3 s) = %lld ns, rounded up", ns);
+    ns = fastsync::detail::ceil_ns(thirds(10000000000LL), forever); // 105 years: x 10^9 overflowed
+    ok(forever == 0 && ns == 3333333333333333334LL, "ceil_ns(10^10 thirds of a second, 105 years) = %lld ns", ns);
+    fastsync::detail::ceil_ns(thirds(30000000000LL), forever);
+    ok(forever == 1, "ceil_ns(3 x 10^10 thirds, 317 years): for ever");
+    ns = fastsync::detail::ceil_ns(duration<float>(1000.5f), forever);
+    ok(forever == 0 && ns == 1000500000000LL, "ceil_ns(1000.5f s) = %lld ns (float's rounding lost 30 us)", ns);
+    ns = fastsync::detail::ceil_ns(duration<double, std::milli>(-0.5), forever);
+    ok(forever == 0 && ns == -500000, "ceil_ns(-0.5 ms) = %lld ns", ns);
+
+    fastsync::timed_mutex m;
+    m.lock();
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = m.try_lock_until(own_clock::time_point::min()) ||
+               m.try_lock_until(std::chrono::time_point<own_clock, hours>(hours(-3000000))) ||
+               m.try_lock_until(std::chrono::time_point<steady_clock, hours>(hours(-3000000)));
+    double ms = ms_since(t0);
+    ok(!got && ms < 1000.0, "time_point::min() of a converted clock, and deadlines long past in hours "
+                            "(both kinds of clock): one try each, false after %.1f ms", ms);
+    std::thread u([&m] {
+        std::this_thread::sleep_for(milliseconds(30));
+        m.unlock();
+    });
+    t0 = steady_clock::now();
+    got = m.try_lock_for(thirds(10000000000LL));
+    ms = ms_since(t0);
+    u.join();
+    ok(got && ms >= 25.0, "try_lock_for(105 years in thirds of a second) waits for the unlock: true after %.1f ms", ms);
+    m.unlock();
+    fastsync::counting_semaphore<> s(0);
+    std::thread r([&s] {
+        std::this_thread::sleep_for(milliseconds(30));
+        s.release();
+    });
+    t0 = steady_clock::now();
+    got = s.try_acquire_until(std::chrono::time_point<own_clock, hours>(
+        duration_cast<hours>(own_clock::now().time_since_epoch()) + hours(24 * 365 * 1000)));
+    ms = ms_since(t0);
+    r.join();
+    ok(got && ms >= 25.0, "try_acquire_until(1000 years ahead, in hours, a converted clock) waits: true after %.1f ms", ms);
+}
+
+// ---- condition variables at their limits ------------------------------------------------
+// With FASTSYNC_COND_TICKETS_MAX tickets registered a wait cannot register: a timed wait
+// must still end at its deadline (it looped on spurious wakeups for ever), a stop still
+// ends a stop_token wait.
+static void cond_full()
+{
+    fastsync::condition_variable_any cva;
+    fastsync::mutex m;
+    std::vector<fastsync_cond_ticket_t> t(FASTSYNC_COND_TICKETS_MAX);
+    int refused = 0;
+    for (fastsync_cond_ticket_t &x : t) refused |= fastsync_cond_register(cva.native_handle(), &x);
+    fastsync_cond_ticket_t extra;
+    refused = refused == 0 && fastsync_cond_register(cva.native_handle(), &extra) == EAGAIN;
+    std::unique_lock<fastsync::mutex> l(m);
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = cva.wait_for(l, milliseconds(20), [] { return false; }) ||
+               cva.wait_until(l, steady_clock::now() + milliseconds(20), [] { return false; });
+    double ms = ms_since(t0);
+    ok(refused && !got && l.owns_lock() && ms >= 40.0,
+       "condition_variable_any with %d tickets registered: wait_for and wait_until(20 ms) time out after %.1f ms",
+       FASTSYNC_COND_TICKETS_MAX, ms);
+#if FASTSYNC__HPP_STOP_TOKEN
+    std::stop_source src;
+    std::thread stopper([&src] {
+        std::this_thread::sleep_for(milliseconds(20));
+        src.request_stop();
+    });
+    got = cva.wait(l, src.get_token(), [] { return false; });
+    stopper.join();
+    ok(!got && src.stop_requested(), "and a stop request ends its wait(lock, stop_token, pred): false");
+#else
+    skip("no std::stop_token before C++20", "a stop request ends a wait with every ticket taken");
+#endif
+    l.unlock();
+    for (fastsync_cond_ticket_t &x : t) (void)fastsync_cond_cancel(cva.native_handle(), &x);
+}
+
+#if defined(__linux__)
+// "Safe to destroy once all threads have been notified": a waiter that notify_all released
+// but that does not run for longer than the C destroy's one-second limit (here: a signal
+// handler that sleeps 1.2 s in it) must not make the destructor give up while it may still
+// touch the object, which lies at the end of a page unmapped as the destructor returns.
+static std::atomic<int> in_handler(0);
+static void slow_handler(int)
+{
+    in_handler.store(1);
+    struct timespec d = {1, 200000000};
+    while (nanosleep(&d, &d) != 0) {
+    }
+}
+static void cond_destroy_slow_waiter()
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *mem = static_cast<char *>(mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    fastsync::condition_variable *cv =
+        new (mem + page - sizeof(fastsync::condition_variable)) fastsync::condition_variable();
+    fastsync::mutex m;
+    bool flag = false;
+    std::atomic<int> waiting(0);
+    struct sigaction sa = {};
+    sa.sa_handler = slow_handler;
+    sigaction(SIGUSR2, &sa, nullptr);
+    std::thread w([&] {
+        std::unique_lock<fastsync::mutex> l(m);
+        waiting.store(1);
+        cv->wait(l, [&] { return flag; });
+    });
+    while (waiting.load() == 0) std::this_thread::yield();
+    { std::lock_guard<fastsync::mutex> g(m); } // w is in the wait (it unlocked m)
+    pthread_kill(w.native_handle(), SIGUSR2);
+    while (in_handler.load() == 0) std::this_thread::yield();
+    {
+        std::lock_guard<fastsync::mutex> g(m);
+        flag = true;
+    }
+    steady_clock::time_point t0 = steady_clock::now();
+    cv->notify_all();
+    cv->~condition_variable();
+    double ms = ms_since(t0);
+    munmap(mem, static_cast<size_t>(page));
+    w.join(); // a touch of the unmapped page would have been a SIGSEGV
+    ok(ms >= 1000.0, "condition_variable destroyed right after notify_all, its waiter held 1.2 s in a signal "
+                     "handler: the destructor waited %.1f ms for it to leave", ms);
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGUSR2, &sa, nullptr);
+}
+#else
+static void cond_destroy_slow_waiter() { skip("needs Linux (mmap, signals)", "destroy waits for a slow released waiter"); }
+#endif
+
+#if defined(__GLIBC__)
+// notify_all_at_thread_exit: the notify comes after every thread_local of the thread is
+// destroyed, also those made before the call.
+static std::atomic<int> tl_gone(0);
+struct tl_marker {
+    int touched = 0;
+    ~tl_marker() { tl_gone.store(1); }
+};
+static thread_local tl_marker marker;
+static void at_thread_exit()
+{
+    fastsync::mutex m;
+    fastsync::condition_variable cv;
+    bool done = false;
+    std::unique_lock<fastsync::mutex> l(m);
+    std::thread t([&] {
+        marker.touched = 1; // made before the call
+        std::unique_lock<fastsync::mutex> tl(m);
+        done = true;
+        fastsync::notify_all_at_thread_exit(cv, std::move(tl));
+    });
+    cv.wait(l, [&] { return done; });
+    int gone = tl_gone.load();
+    l.unlock();
+    t.join();
+    ok(gone == 1, "notify_all_at_thread_exit: the waiter woke after the thread's thread_local (made before "
+                  "the call) was destroyed");
+}
+#else
+static void at_thread_exit() { skip("thread_locals made before the call: glibc's order of thread exit", "notify_all_at_thread_exit after every thread_local"); }
+#endif
 
 // ---- semaphore: exact delivery ---------------------------------------------------------
 static void semaphore_totals()
@@ -542,8 +727,12 @@ int main()
     noexcept_points();
     exclusion();
     deadlines();
+    deadline_edges();
     semaphore_totals();
     condition_variables();
+    cond_full();
+    cond_destroy_slow_waiter();
+    at_thread_exit();
     event_and_wait_any();
     stop_tokens();
     cancellation();
