@@ -420,7 +420,8 @@ class event {
   public:
     typedef fastsync_event_t *native_handle_type;
 
-    constexpr explicit event(bool set = false) noexcept : e_ FASTSYNC_EVENT_INIT(set) {}
+    constexpr event() noexcept : e_ FASTSYNC_EVENT_INIT(false) {}
+    constexpr explicit event(bool set) noexcept : e_ FASTSYNC_EVENT_INIT(set) {}
 #if FASTSYNC_HAS_SHARED
     event(bool set, process_shared_t) noexcept { detail::check(fastsync_event_init(&e_, set, FASTSYNC_SHARED)); }
 #endif
@@ -776,7 +777,9 @@ class condition_variable_any : public detail::cond_base {
 /* A ticket: registered with a condition variable at construction (before the caller checks
  * its predicates), then waited on once: wait, wait_for, wait_until, or as an entry of
  * wait_any; or given up (cancel, or the destructor). A notify made after the registration
- * is for it (the C ticket API's delivery rules). */
+ * is for it (the C ticket API's delivery rules). Every wait deregisters it, whatever it
+ * returns; wait_until on a clock of its own returns no_timeout when the converted deadline
+ * came before the clock reached tp (the ticket cannot wait twice: check, and take a new one). */
 class ticket {
   public:
     explicit ticket(detail::cond_base &cv) noexcept : c_(&cv.c_), registered_(true)
