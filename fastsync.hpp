@@ -456,6 +456,17 @@ class event {
 
 namespace detail {
 
+/* A condition variable's or ticket's wait result as the standard's cv_status; with the
+ * deadline's time_point, timeout only once its clock has reached it. */
+inline std::cv_status cv_status_of(int r) noexcept
+{
+    return r == ETIMEDOUT ? std::cv_status::timeout : std::cv_status::no_timeout;
+}
+template <class Clock, class Dur> std::cv_status cv_status_of(int r, const std::chrono::time_point<Clock, Dur> &tp)
+{
+    return r == ETIMEDOUT && reached(tp) ? std::cv_status::timeout : std::cv_status::no_timeout;
+}
+
 /* What condition_variable, condition_variable_any and ticket share: the C object. */
 class cond_base {
   public:
@@ -494,9 +505,14 @@ class cond_base {
     template <class Lock> bool enter(fastsync_cond_ticket_t *t, Lock &lock)
     {
         if (fastsync_cond_register(&c_, t) == 0) return true;
+        full(lock);
+        return false;
+    }
+    /* No place for a ticket (the C calls' EAGAIN): a yield with the lock released. */
+    template <class Lock> static void full(Lock &lock)
+    {
         relock<Lock> r(lock);
         fastsync__yield();
-        return false;
     }
     /* Registered t, lock held: unlocks, awaits, locks again (on every way out). */
     template <class Lock> int await(fastsync_cond_ticket_t *t, Lock &lock, const deadline *dl)
@@ -513,14 +529,6 @@ class cond_base {
     static bool past(const deadline *dl) noexcept
     {
         return dl && dl->finite && fastsync__until(dl->clock, &dl->ts) <= 0;
-    }
-    template <class Clock, class Dur> static std::cv_status status(int r, const std::chrono::time_point<Clock, Dur> &tp)
-    {
-        return r == ETIMEDOUT && reached(tp) ? std::cv_status::timeout : std::cv_status::no_timeout;
-    }
-    static std::cv_status status(int r) noexcept
-    {
-        return r == ETIMEDOUT ? std::cv_status::timeout : std::cv_status::no_timeout;
     }
 
     fastsync_cond_t c_;
@@ -551,7 +559,7 @@ class condition_variable : public detail::cond_base {
         FASTSYNC_ASSERT(lock.owns_lock());
         (void)detail::check_clock<Clock>();
         detail::deadline dl = detail::at(tp);
-        return status(wait_by(lock, &dl), tp);
+        return detail::cv_status_of(wait_by(lock, &dl), tp);
     }
     template <class Clock, class Dur, class Pred>
     bool wait_until(std::unique_lock<mutex> &lock, const std::chrono::time_point<Clock, Dur> &tp, Pred pred)
@@ -565,7 +573,7 @@ class condition_variable : public detail::cond_base {
     {
         FASTSYNC_ASSERT(lock.owns_lock());
         detail::deadline dl = detail::after(d);
-        return status(wait_by(lock, &dl));
+        return detail::cv_status_of(wait_by(lock, &dl));
     }
     template <class Rep, class Period, class Pred>
     bool wait_for(std::unique_lock<mutex> &lock, const std::chrono::duration<Rep, Period> &d, Pred pred)
@@ -584,8 +592,7 @@ class condition_variable : public detail::cond_base {
         fastsync_mutex_t *m = lock.mutex()->native_handle();
         int r = dl && dl->finite ? fastsync_cond_clockwait(&c_, m, dl->clock, &dl->ts) : fastsync_cond_wait(&c_, m);
         if (r == EAGAIN) { /* 2047 waiters: a spurious wakeup, after a yield */
-            detail::relock<mutex> g(*lock.mutex());
-            fastsync__yield();
+            full(*lock.mutex());
             return 0;
         }
         detail::check(r == ETIMEDOUT ? 0 : r); /* EPERM: the lock did not own the mutex */
@@ -677,7 +684,7 @@ class condition_variable_any : public detail::cond_base {
     std::cv_status wait_until(Lock &lock, const std::chrono::time_point<Clock, Dur> &tp)
     {
         detail::deadline dl = detail::at(tp);
-        return status(wait_by(lock, &dl), tp);
+        return detail::cv_status_of(wait_by(lock, &dl), tp);
     }
     template <class Lock, class Clock, class Dur, class Pred>
     bool wait_until(Lock &lock, const std::chrono::time_point<Clock, Dur> &tp, Pred pred)
@@ -690,7 +697,7 @@ class condition_variable_any : public detail::cond_base {
     std::cv_status wait_for(Lock &lock, const std::chrono::duration<Rep, Period> &d)
     {
         detail::deadline dl = detail::after(d);
-        return status(wait_by(lock, &dl));
+        return detail::cv_status_of(wait_by(lock, &dl));
     }
     template <class Lock, class Rep, class Period, class Pred>
     bool wait_for(Lock &lock, const std::chrono::duration<Rep, Period> &d, Pred pred)
@@ -800,13 +807,12 @@ class ticket {
     template <class Rep, class Period> std::cv_status wait_for(const std::chrono::duration<Rep, Period> &d)
     {
         detail::deadline dl = detail::after(d);
-        return wait_by(&dl) == ETIMEDOUT ? std::cv_status::timeout : std::cv_status::no_timeout;
+        return detail::cv_status_of(wait_by(&dl));
     }
     template <class Clock, class Dur> std::cv_status wait_until(const std::chrono::time_point<Clock, Dur> &tp)
     {
         detail::deadline dl = detail::at(tp);
-        return wait_by(&dl) == ETIMEDOUT && detail::reached(tp) ? std::cv_status::timeout
-                                                               : std::cv_status::no_timeout;
+        return detail::cv_status_of(wait_by(&dl), tp);
     }
 
   private:
@@ -866,6 +872,16 @@ struct entries {
     }
 };
 
+/* wait_any_for's and wait_any_until's wait: until dl (for ever when it is not finite). */
+template <class... Objs> int wait_any_by(const deadline &dl, Objs &...objs)
+{
+    return entries::run(
+        [&dl](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) {
+            return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
+        },
+        objs...);
+}
+
 } // namespace detail
 
 /* Waits until one of the objects (semaphores, events, registered tickets) is ready and
@@ -888,23 +904,13 @@ template <class... Objs> int try_wait_any(Objs &...objs) noexcept
 template <class Rep, class Period, class... Objs>
 int wait_any_for(const std::chrono::duration<Rep, Period> &d, Objs &...objs)
 {
-    detail::deadline dl = detail::after(d);
-    return detail::entries::run(
-        [&dl](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) {
-            return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
-        },
-        objs...);
+    return detail::wait_any_by(detail::after(d), objs...);
 }
 template <class Clock, class Dur, class... Objs>
 int wait_any_until(const std::chrono::time_point<Clock, Dur> &tp, Objs &...objs)
 {
     for (;;) {
-        detail::deadline dl = detail::at(tp);
-        int r = detail::entries::run(
-            [&dl](const fastsync_wait_entry_t *l, unsigned n, unsigned *i) {
-                return dl.finite ? fastsync_clockwait_any(l, n, i, dl.clock, &dl.ts) : fastsync_wait_any(l, n, i);
-            },
-            objs...);
+        int r = detail::wait_any_by(detail::at(tp), objs...);
         if (r >= 0 || detail::reached(tp)) return r;
     }
 }
