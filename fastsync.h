@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fastsync.h - fast semaphore, manual-reset event, mutex and condition variable on C11
- * atomics and wait-on-address.
+/* fastsync.h - fast semaphore, manual-reset event, mutex, reader-writer lock and condition
+ * variable on C11 atomics and wait-on-address.
  *
  * One header, no library to link, no allocation, no global state. Copy it into a project
  * (or use it as the meson subproject `fastsync`). Every function stays in user space
@@ -106,6 +106,38 @@
  *   FASTSYNC_MUTEX_INIT  static initializer (process-private)
  *   Not a cancellation point (as pthread_mutex_lock); no fairness promised; a thread that
  *   locks a mutex it holds deadlocks (a timed lock times out); any thread may unlock.
+ *
+ * Reader-writer lock, 8 bytes, writers first: once a writer waits, new readers wait behind
+ * it, so a stream of readers never starves a writer (the reverse can happen: see the
+ * reader-writer lock section for the order waiters get). A read lock is one CAS, its
+ * unlock one more (a load before each), and no syscall unless a thread must sleep; a write
+ * lock and its unlock likewise, as the mutex's.
+ *   int  fastsync_rwlock_init(fastsync_rwlock_t *rw, int flags);     EINVAL: bad flags
+ *   int  fastsync_rwlock_destroy(fastsync_rwlock_t *rw);             EBUSY while held or waited on
+ *   int  fastsync_rwlock_rdlock(fastsync_rwlock_t *rw);              0 or EAGAIN
+ *   int  fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw);
+ *            EBUSY: a writer holds it or waits for it (where rdlock would block); never
+ *            spuriously
+ *   int  fastsync_rwlock_timedrdlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic);
+ *   int  fastsync_rwlock_clockrdlock(fastsync_rwlock_t *rw, clockid_t clock, const struct timespec *abs);
+ *            the read locks: EAGAIN when FASTSYNC_RWLOCK_READERS_MAX (2^30 - 1) read locks
+ *            are held already
+ *   int  fastsync_rwlock_wrlock(fastsync_rwlock_t *rw);              always 0
+ *   int  fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw);           EBUSY when held; never spuriously
+ *   int  fastsync_rwlock_timedwrlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic);
+ *   int  fastsync_rwlock_clockwrlock(fastsync_rwlock_t *rw, clockid_t clock, const struct timespec *abs);
+ *   int  fastsync_rwlock_rdunlock(fastsync_rwlock_t *rw);            EPERM if no read lock was held
+ *   int  fastsync_rwlock_wrunlock(fastsync_rwlock_t *rw);            EPERM if not write-locked
+ *   int  fastsync_rwlock_downgrade(fastsync_rwlock_t *rw);
+ *            the write lock becomes a read lock, atomically (no writer can come in between),
+ *            letting in the readers that wait, unless a writer waits too (they stay behind
+ *            it); EPERM if not write-locked. Release it with rdunlock. There is no upgrade
+ *            (the section says why, and what to do instead).
+ *   FASTSYNC_RWLOCK_INIT  static initializer (process-private)
+ *   Not a cancellation point (as pthread_rwlock_*). The owner is not recorded: a thread
+ *   that write-locks a lock it holds deadlocks; one that read-locks again a lock it
+ *   read-holds deadlocks if a writer started waiting in between (take it once); any thread
+ *   may unlock.
  *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
@@ -281,9 +313,17 @@
  *     The group number has 29 bits: a released ticket descheduled between its release and
  *     its look at the word while exactly k * 2^29 groups form misreads its state (the
  *     Condition variable section).
+ *   - A read lock that finds no writer holding or waiting: a load and one CAS, no syscall;
+ *     its rdunlock a load and one CAS. A write lock that finds the lock free: a load and one
+ *     CAS; its wrunlock a load and one CAS. An unlock makes a wake only when the word says a
+ *     thread may sleep (one writer, or every reader), and touches the lock only up to its
+ *     RMW: the next owner may destroy and free it at once. A successful lock
+ *     synchronizes-with the unlocks before it (a read lock with the last write unlock or
+ *     downgrade, a write lock with every unlock). A writer that gives up at its deadline,
+ *     if no other writer waits, lets in the readers it held back.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
- *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_cond_t) == 16 (8-aligned; a
- *     fastsync_cond_ticket_t, the caller's, 8).
+ *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
+ *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
  * the same way)
@@ -306,7 +346,9 @@
  *     signal or broadcast that wakes that waiter's group, or its deadline.
  *   - A thread or process that dies holding a mutex leaves it locked for good (no robust
  *     kind: the owner is not recorded); one that dies asleep in lock leaves the word saying
- *     CONTENDED: the next unlock makes one needless FUTEX_WAKE.
+ *     CONTENDED: the next unlock makes one needless FUTEX_WAKE. The same for a
+ *     reader-writer lock held either way; a writer that dies registered (asleep in wrlock)
+ *     holds readers back for good, as a waiting writer does, and destroy says EBUSY.
  *   - fork while another thread waits on a private object: in the child the object is a
  *     copy that still counts that waiter, which does not exist there: the costs of a dead
  *     waiter, above.
@@ -352,8 +394,9 @@
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
  *   the backends      Linux futex; Windows; POSIX wait table; OS/2 (fastsync_os2.h)
  *   deadlines         deadline_in and the argument checks every wait shares
- *   the primitives    semaphore, manual-reset event, mutex, condition variable: each written
- *                     once, over the seam; then waiting for any of several of them
+ *   the primitives    semaphore, manual-reset event, mutex, reader-writer lock, condition
+ *                     variable: each written once, over the seam; then waiting for any of
+ *                     several of them
  *   before them       configuration, and the atomics layer (C11, C++11 std::atomic, or OS/2's
  *                     locked operations) that every primitive goes through
  *
@@ -1370,6 +1413,40 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 #endif
 }
 
+/* One step of the bounded spin before a sleep, taken after poll i (0, 1, ...) failed:
+ * FASTSYNC_SPIN CPU pauses, then FASTSYNC_SPIN_YIELDS yields (what makes spinning safe with
+ * more threads than CPUs: the thread that will release may be waiting for this CPU).
+ * Returns 0, taking no step, once the spin is over. */
+FASTSYNC_API int fastsync__spin(int i)
+{
+    if (i >= FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS) return 0;
+    if (i < FASTSYNC_SPIN)
+        fastsync__cpu_relax();
+    else
+        fastsync__yield();
+    return 1;
+}
+
+/* A sleep on one word for at most `slice` ns timed on CLOCK_MONOTONIC, so that a step of the
+ * real-time clock neither stretches nor cuts it, and no longer than what is left of the
+ * deadline `abstime` on `clock` (NULL: none). For a waiter that no wake is sure to reach
+ * (it looks again after each slice). Returns ETIMEDOUT once that deadline has passed, else
+ * 0; *woke (if not NULL): what the sleep itself returned, 0 where it may have taken a wake. */
+FASTSYNC__COLD int fastsync__wait_slice(void *word, uint32_t expected, int shared, uint64_t slice,
+                                        clockid_t clock, const struct timespec *abstime, int *woke)
+{
+    if (abstime != NULL) {
+        int64_t left = fastsync__until(clock, abstime);
+        if (left < (int64_t)slice) slice = left > 0 ? (uint64_t)left : 0; /* 0: no sleep */
+    }
+    struct timespec end;
+    fastsync__clock_now(CLOCK_MONOTONIC, &end);
+    fastsync__ts_add(&end, slice);
+    int r = fastsync__wait(word, expected, shared, CLOCK_MONOTONIC, &end);
+    if (woke != NULL) *woke = r;
+    return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+}
+
 /* ======================================================================================
  * Deadlines
  * ====================================================================================== */
@@ -1482,6 +1559,17 @@ FASTSYNC_API void *fastsync__low_half(void *word)
     return (uint32_t *)word + 1;
 #else
     return word;
+#endif
+}
+
+/* The address of the high 32 bits of a 64-bit word at `word` (the reader-writer lock's
+ * writers' futex word): its first half on a big-endian CPU. */
+FASTSYNC_API void *fastsync__high_half(void *word)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return word;
+#else
+    return (uint32_t *)word + 1;
 #endif
 }
 
@@ -1660,15 +1748,12 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
      * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
      * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
-    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
+    for (int i = 0;; i++) {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
         if (fastsync__sem_take_spin(s, v) == 0) return 0;
-        if (i < FASTSYNC_SPIN)
-            fastsync__cpu_relax();
-        else
-            fastsync__yield();
+        if (!fastsync__spin(i)) break;
     }
 
     /* register. relaxed: posts read the waiter count from their own RMW on this word, and
@@ -2046,11 +2131,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
             fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
                                memory_order_acquire, memory_order_relaxed))
             return 0;
-        if (i >= FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS) break;
-        if (i < FASTSYNC_SPIN)
-            fastsync__cpu_relax();
-        else
-            fastsync__yield();
+        if (!fastsync__spin(i)) break;
         /* relaxed: a poll, as above. */
         v = fastsync__load(&m->state, memory_order_relaxed);
     }
@@ -2128,6 +2209,404 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
     if (fastsync__mx_state(old) == FASTSYNC__MX_CONTENDED)
         fastsync__wake(FASTSYNC__FUTEX_ADDR(&m->state), 1, shared != 0);
     return fastsync__mx_state(old) == FASTSYNC__MX_UNLOCKED ? EPERM : 0;
+}
+
+/* ======================================================================================
+ * Reader-writer lock
+ *
+ * State: one 64-bit atomic word whose two halves are two futex words: readers sleep on its
+ * low half, writers on its high half.
+ *   bits  0..29  readers  read locks held, 0..FASTSYNC_RWLOCK_READERS_MAX
+ *   bit  30      rwait    a reader may sleep on the low half: set by a reader before it
+ *                         sleeps, cleared by the RMW that lets readers in again, which then
+ *                         wakes every reader
+ *   bit  31      wlocked  held by a writer (readers is then 0)
+ *   bit  32      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 33..47  writers  writers registered to sleep (waiting, asleep or about to be)
+ *   bits 48..63  wseq     the writers' wake count: the RMW that frees the lock while writers
+ *                         are registered adds 1 (wrapping), then wakes one writer
+ * Readers may enter while the word has neither wlocked nor a registered writer ("readable");
+ * a writer while it has neither wlocked nor readers ("writable").
+ *
+ * Transitions (each a single RMW on the word; "hand-off" is what any RMW that can free the
+ * lock or let readers in adds, fastsync__rw_handoff):
+ *   rdlock      readers += 1                           when readable
+ *   wrlock      wlocked (and writers -= 1 if registered) when writable
+ *   rdunlock    readers -= 1, hand-off
+ *   wrunlock    wlocked cleared, hand-off
+ *   downgrade   wlocked cleared, readers = 1, hand-off
+ *   give-up     writers -= 1, hand-off                  (a registered writer's deadline passed
+ *                                                        while the lock was not writable)
+ *   register    writers += 1 (a writer), or rwait set (a reader), before the first sleep
+ *   hand-off:   when the result is writable and writers > 0: wseq += 1, then one wake on
+ *               the high half; else when it is readable with rwait: rwait cleared, then a
+ *               wake of all on the low half. After its RMW the caller touches only the
+ *               word's address: the next owner may destroy and free the lock at once.
+ *
+ * No lost wakeup. A writer sleeps on the high half only while it holds the value of the
+ * same load that found the lock not writable, the writer already registered; the RMW that
+ * later makes the lock writable sees writers > 0 and changes wseq, so the writer's compare
+ * fails or the wake that follows reaches a sleeping writer (any woken writer takes the lock
+ * if it is writable, even past its deadline, so the wake is not wasted; one that finds it
+ * taken again sleeps on, and that holder's unlock hands off in turn). A reader sleeps on the
+ * low half only with rwait set in the value it compares, and rwait stays set while the word
+ * is not readable (invariant: rwait => wlocked or writers > 0; each transition keeps it):
+ * only a hand-off clears it, by the RMW that makes the word readable, and wakes all.
+ * A writer that gives up (its deadline) deregisters; if it was the last writer registered
+ * and no writer holds the lock, its hand-off lets in and wakes the readers it held back
+ * (the class of glibc bug 23844). It cannot strand a writer's wake: it gives up only while
+ * the lock is not writable (else it takes it), and the holder's unlock hands off again.
+ * No wake needs to reach exactly one thread, nor say how many it woke: any writer a wake
+ * reaches looks again, so a wake that Windows delivers to a writer already woken is not
+ * lost either.
+ *
+ * Policy: writers first. Once a writer is registered, new readers wait behind it (readers
+ * already inside finish). Waiting writers go before waiting readers; among writers there
+ * is no order (the kernel picks the sleeper a wake reaches, and a writer that arrives as
+ * the lock is freed may take it first: barging, as the mutex); waiting readers all enter
+ * together once no writer holds the lock or waits. So a steady stream of writers can hold
+ * readers back for as long as it lasts, never the reverse. A thread that read-locks again
+ * while it holds a read lock deadlocks if a writer registered in between (as in Rust's
+ * std and Zig's RwLock; POSIX's pthread_rwlock_rdlock allows it): take the lock once.
+ *
+ * Spinning, as the mutex (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields), only
+ * while nobody sleeps: a writer while no writer is registered, a reader while only a
+ * writer's hold (no registered writer, no rwait) keeps it out.
+ *
+ * No upgrade (read to write): two readers that both tried it would each wait for the other
+ * to leave. Release the read lock and take the write lock, then check again what was read;
+ * or take the write lock from the start and downgrade once the writing is done.
+ *
+ * A writer count at its maximum (32767 registered) leaves a further writer unregistered:
+ * it sleeps in slices of FASTSYNC__RW_SLICE_NS (1 ms) and looks again after each (nothing
+ * is sure to wake it), still keeping its deadline.
+ *
+ * Memory order: a lock's RMW is acquire, an unlock's and a downgrade's release: a lock reads
+ * the value of the RMW that last released the write lock (or, for a writer, of the readers'
+ * unlocks) or of an RMW after it, each of which continues that release sequence. register,
+ * give-up and rwait are relaxed: they publish nothing, and the decisions made on them read
+ * the word with RMWs, totally ordered on it.
+ *
+ * Not a cancellation point (as pthread_rwlock_rdlock and _wrlock): cancellation is disabled
+ * around the sleeps.
+ * ====================================================================================== */
+
+typedef struct fastsync_rwlock {
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
+} fastsync_rwlock_t;
+
+#ifdef __cplusplus
+#define FASTSYNC_RWLOCK_INIT { { 0 } }
+#else
+#define FASTSYNC_RWLOCK_INIT { 0 }
+#endif
+
+#define FASTSYNC_RWLOCK_READERS_MAX 0x3fffffffu
+#define FASTSYNC__RW_READERS ((uint64_t)FASTSYNC_RWLOCK_READERS_MAX) /* mask; one reader is 1 */
+#define FASTSYNC__RW_RWAIT ((uint64_t)1 << 30)
+#define FASTSYNC__RW_WLOCKED ((uint64_t)1 << 31)
+#define FASTSYNC__RW_SHARED ((uint64_t)1 << 32)
+#define FASTSYNC__RW_WRITER ((uint64_t)1 << 33)            /* one registered writer */
+#define FASTSYNC__RW_WRITERS ((uint64_t)0x7fff << 33)      /* mask of the writer count */
+#define FASTSYNC__RW_WSEQ ((uint64_t)1 << 48)              /* one hand-off to a writer */
+#define FASTSYNC__RW_SLICE_NS 1000000u
+
+FASTSYNC_API uint32_t fastsync__rw_readers(uint64_t v) { return (uint32_t)(v & FASTSYNC__RW_READERS); }
+FASTSYNC_API int fastsync__rw_shared(uint64_t v) { return (v & FASTSYNC__RW_SHARED) != 0; }
+/* Readers may enter: no writer holds the lock or is registered. */
+FASTSYNC_API int fastsync__rw_readable(uint64_t v)
+{
+    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS)) == 0;
+}
+/* A writer may enter: nobody holds the lock. */
+FASTSYNC_API int fastsync__rw_writable(uint64_t v)
+{
+    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_READERS)) == 0;
+}
+
+/* The readers' futex word (the low half) and the writers' (the high half): addresses,
+ * computed, never read, by an unlock. */
+FASTSYNC_API void *fastsync__rw_rfutex(fastsync_rwlock_t *rw)
+{
+    return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&rw->state));
+}
+FASTSYNC_API void *fastsync__rw_wfutex(fastsync_rwlock_t *rw)
+{
+    return fastsync__high_half(FASTSYNC__FUTEX_ADDR(&rw->state));
+}
+
+/* The hand-off (above), applied to `v`, the word after an RMW's own change: what that RMW
+ * must leave instead. *wake: 0, FASTSYNC__RW_WAKE_WRITER or FASTSYNC__RW_WAKE_READERS,
+ * for fastsync__rw_wake after the RMW. */
+#define FASTSYNC__RW_WAKE_WRITER 1
+#define FASTSYNC__RW_WAKE_READERS 2
+FASTSYNC_API uint64_t fastsync__rw_handoff(uint64_t v, int *wake)
+{
+    *wake = 0;
+    if (fastsync__rw_writable(v) && (v & FASTSYNC__RW_WRITERS) != 0) {
+        *wake = FASTSYNC__RW_WAKE_WRITER;
+        return v + FASTSYNC__RW_WSEQ; /* (wraps at the top of the word) */
+    }
+    if (fastsync__rw_readable(v) && (v & FASTSYNC__RW_RWAIT) != 0) {
+        *wake = FASTSYNC__RW_WAKE_READERS;
+        return v & ~FASTSYNC__RW_RWAIT;
+    }
+    return v;
+}
+
+/* The wake a hand-off asked for; `v` is any value the word had (for its shared bit). Only the
+ * word's address is used: the lock may be freed already. */
+FASTSYNC__COLD void fastsync__rw_wake(fastsync_rwlock_t *rw, int wake, uint64_t v)
+{
+    if (wake == FASTSYNC__RW_WAKE_WRITER)
+        fastsync__wake(fastsync__rw_wfutex(rw), 1, fastsync__rw_shared(v));
+    else
+        fastsync__wake(fastsync__rw_rfutex(rw), INT_MAX, fastsync__rw_shared(v));
+}
+
+FASTSYNC_API int fastsync_rwlock_init(fastsync_rwlock_t *rw, int flags)
+{
+    if (!fastsync__flags_ok(flags)) return EINVAL;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    fastsync__store(&rw->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__RW_SHARED : 0u,
+                    memory_order_relaxed);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
+{
+    /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. Anything but the
+     * shared bit and wseq is a holder or a waiter (rwait too, by the invariant above). */
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    return (v & ~(FASTSYNC__RW_SHARED | (~(uint64_t)0 << 48))) != 0 ? EBUSY : 0;
+}
+
+/* A read lock if readers may enter, given `v` as a fresh guess of the word; retried while
+ * they may, so it never fails spuriously. 0, EBUSY (a writer holds the lock or waits) or
+ * EAGAIN (FASTSYNC_RWLOCK_READERS_MAX read locks held). */
+FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t v)
+{
+    while (fastsync__rw_readable(v)) {
+        if (fastsync__rw_readers(v) == FASTSYNC_RWLOCK_READERS_MAX) return EAGAIN;
+        /* acquire: pairs with the release RMW that last released the write lock
+         * (wrunlock, downgrade; later RMWs continue its release sequence). failure relaxed:
+         * `v` is the next guess. */
+        if (fastsync__cas_weak(&rw->state, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+            return 0;
+    }
+    return EBUSY;
+}
+
+FASTSYNC_API int fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw)
+{
+    /* relaxed: a guess for the CAS. */
+    return fastsync__rw_tryread(rw, fastsync__load(&rw->state, memory_order_relaxed));
+}
+
+FASTSYNC_API int fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw)
+{
+    /* relaxed: a guess for the CAS. */
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    while (fastsync__rw_writable(v)) {
+        /* acquire: pairs with the release RMW of the unlocks that freed the lock. failure
+         * relaxed: `v` is the next guess; retried while writable, so never spuriously. */
+        if (fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_WLOCKED,
+                               memory_order_acquire, memory_order_relaxed))
+            return 0;
+    }
+    return EBUSY;
+}
+
+/* The slow path of every read lock, entered once a first try found it not readable.
+ * abstime NULL: no deadline (clock unused). Returns 0, EAGAIN or ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clock,
+                                            const struct timespec *abstime)
+{
+    /* relaxed (every load here): a poll; the lock is taken by the acquire CAS of
+     * fastsync__rw_tryread. */
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    int r;
+    /* Spin while only a writer's hold keeps readers out (nobody registered or asleep). */
+    for (int i = 0;; i++) {
+        if ((r = fastsync__rw_tryread(rw, v)) != EBUSY) return r;
+        if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(i)) break;
+        v = fastsync__load(&rw->state, memory_order_relaxed);
+    }
+#if FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
+    int timed_out = 0;
+    for (;;) {
+        v = fastsync__load(&rw->state, memory_order_relaxed);
+        if ((r = fastsync__rw_tryread(rw, v)) != EBUSY) break;
+        if (timed_out) {
+            r = ETIMEDOUT; /* rwait stays: one needless wake at most (the invariant holds) */
+            break;
+        }
+        /* rwait, then sleep while the low half holds it. relaxed: the hand-off that clears it
+         * reads it with its own RMW on this word. Set only where not readable: the CAS
+         * fails if the word has changed. */
+        if ((v & FASTSYNC__RW_RWAIT) == 0 &&
+            !fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_RWAIT,
+                                memory_order_relaxed, memory_order_relaxed))
+            continue;
+        v |= FASTSYNC__RW_RWAIT;
+        timed_out = fastsync__wait(fastsync__rw_rfutex(rw), (uint32_t)v, fastsync__rw_shared(v),
+                                   clock, abstime) == ETIMEDOUT;
+    }
+#if FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
+    return r;
+}
+
+/* The slow path of every write lock, entered once a first try found it not writable.
+ * abstime NULL: no deadline (clock unused). Returns 0 or ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clock,
+                                            const struct timespec *abstime)
+{
+    /* relaxed (every load here): a poll; the lock is taken by an acquire CAS. */
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    /* Spin while no writer is registered (none asleep: the holds are short so far). */
+    for (int i = 0; (v & FASTSYNC__RW_WRITERS) == 0; i++) {
+        /* acquire: pairs with the release RMW of the unlocks that freed the lock. failure
+         * relaxed: `v` is the fresh poll. */
+        if (fastsync__rw_writable(v) &&
+            fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_WLOCKED,
+                               memory_order_acquire, memory_order_relaxed))
+            return 0;
+        if (!fastsync__spin(i)) break;
+        v = fastsync__load(&rw->state, memory_order_relaxed);
+    }
+#if FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
+    uint64_t me = 0; /* FASTSYNC__RW_WRITER once registered */
+    int r, timed_out = 0, wake;
+    for (;;) {
+        if (fastsync__rw_writable(v)) {
+            /* take it, and leave the count. acquire: as above; failure relaxed: look again. */
+            if (fastsync__cas_weak(&rw->state, &v, (v | FASTSYNC__RW_WLOCKED) - me,
+                                   memory_order_acquire, memory_order_relaxed)) {
+                r = 0; /* taken, even once the deadline has passed: never ETIMEDOUT then */
+                break;
+            }
+            continue;
+        }
+        if (timed_out) {
+            r = ETIMEDOUT;
+            if (me == 0) break;
+            /* give up: leave the count, and if that lets the readers in, wake them. relaxed:
+             * nothing is published; the hand-off's RMW is what readers' locks read. */
+            if (!fastsync__cas_weak(&rw->state, &v, fastsync__rw_handoff(v - me, &wake),
+                                    memory_order_relaxed, memory_order_relaxed))
+                continue;
+            if (wake != 0) fastsync__rw_wake(rw, wake, v);
+            break;
+        }
+        if (me == 0 && (v & FASTSYNC__RW_WRITERS) != FASTSYNC__RW_WRITERS) {
+            /* register. relaxed: the unlocks read the count with their own RMWs on this
+             * word, totally ordered with this one: one ordered before it left the value that
+             * `v` shows, one after it sees the count and hands off. */
+            if (!fastsync__cas_weak(&rw->state, &v, v + FASTSYNC__RW_WRITER,
+                                    memory_order_relaxed, memory_order_relaxed))
+                continue;
+            me = FASTSYNC__RW_WRITER;
+            v += me;
+        }
+        if (me != 0)
+            timed_out = fastsync__wait(fastsync__rw_wfutex(rw), (uint32_t)(v >> 32),
+                                       fastsync__rw_shared(v), clock, abstime) == ETIMEDOUT;
+        else /* the count is full: slices, nothing is sure to wake this writer */
+            timed_out = fastsync__wait_slice(fastsync__rw_wfutex(rw), (uint32_t)(v >> 32),
+                                             fastsync__rw_shared(v), FASTSYNC__RW_SLICE_NS,
+                                             clock, abstime, NULL) == ETIMEDOUT;
+        v = fastsync__load(&rw->state, memory_order_relaxed);
+    }
+#if FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
+    return r;
+}
+
+FASTSYNC_API int fastsync_rwlock_rdlock(fastsync_rwlock_t *rw)
+{
+    /* relaxed: a guess for the CAS. */
+    int r = fastsync__rw_tryread(rw, fastsync__load(&rw->state, memory_order_relaxed));
+    if (r != EBUSY) return r;
+    return fastsync__rw_rdlock_slow(rw, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_rwlock_wrlock(fastsync_rwlock_t *rw)
+{
+    if (fastsync_rwlock_trywrlock(rw) == 0) return 0;
+    return fastsync__rw_wrlock_slow(rw, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_rwlock_clockrdlock(fastsync_rwlock_t *rw, clockid_t clock,
+                                             const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    if ((r = fastsync_rwlock_tryrdlock(rw)) != EBUSY) return r;
+    if ((r = fastsync__deadline_check(clock, abstime)) != 0) return r;
+    return fastsync__rw_rdlock_slow(rw, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_rwlock_clockwrlock(fastsync_rwlock_t *rw, clockid_t clock,
+                                             const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    if (fastsync_rwlock_trywrlock(rw) == 0) return 0;
+    if ((r = fastsync__deadline_check(clock, abstime)) != 0) return r;
+    return fastsync__rw_wrlock_slow(rw, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_rwlock_timedrdlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic)
+{
+    return fastsync_rwlock_clockrdlock(rw, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+FASTSYNC_API int fastsync_rwlock_timedwrlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic)
+{
+    return fastsync_rwlock_clockwrlock(rw, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+/* rdunlock (readers -= 1), wrunlock (wlocked cleared) and downgrade (wlocked cleared,
+ * readers = 1): `held` is the field that says the caller holds the lock that way (EPERM
+ * when it is 0), `change` what is subtracted. */
+FASTSYNC_API int fastsync__rw_release(fastsync_rwlock_t *rw, uint64_t held, uint64_t change)
+{
+    /* relaxed: a guess for the CAS. */
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed), nv;
+    int wake;
+    do {
+        if ((v & held) == 0) return EPERM;
+        nv = fastsync__rw_handoff(v - change, &wake);
+        /* release: pairs with the acquire CAS of the lock that reads this value or a later
+         * one. failure relaxed: the next guess. */
+    } while (!fastsync__cas_weak(&rw->state, &v, nv, memory_order_release, memory_order_relaxed));
+    /* From here on `rw` may be freed by the next owner: only its address is used. */
+    if (wake != 0) fastsync__rw_wake(rw, wake, v);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_rwlock_rdunlock(fastsync_rwlock_t *rw)
+{
+    return fastsync__rw_release(rw, FASTSYNC__RW_READERS, 1);
+}
+
+FASTSYNC_API int fastsync_rwlock_wrunlock(fastsync_rwlock_t *rw)
+{
+    return fastsync__rw_release(rw, FASTSYNC__RW_WLOCKED, FASTSYNC__RW_WLOCKED);
+}
+
+FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
+{
+    return fastsync__rw_release(rw, FASTSYNC__RW_WLOCKED, FASTSYNC__RW_WLOCKED - 1);
 }
 
 /* ======================================================================================
@@ -3035,25 +3514,17 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
         }
         *one = 1;
     }
-    /* The fallback: a slice timed on CLOCK_MONOTONIC, so that a step of the real-time clock
-     * neither stretches nor cuts it, and no longer than what is left of the deadline on its
-     * own clock (looked at again after the slice). */
+    /* The fallback: a slice on one entry's word (looked at again after it). */
     unsigned round = (*one)++;
     uint64_t slice = FASTSYNC__WA_SLICE_MIN_NS;
     for (unsigned k = 1; k < round && slice < FASTSYNC__WA_SLICE_MAX_NS; k++) slice *= 2;
     if (slice > FASTSYNC__WA_SLICE_MAX_NS) slice = FASTSYNC__WA_SLICE_MAX_NS;
-    if (abstime != NULL) {
-        int64_t left = fastsync__until(clock, abstime);
-        if (left < (int64_t)slice) slice = left > 0 ? (uint64_t)left : 0; /* 0: no sleep */
-    }
-    struct timespec end;
-    fastsync__clock_now(CLOCK_MONOTONIC, &end);
-    fastsync__ts_add(&end, slice);
     unsigned slept_on = (round - 1) % w->n;
     const struct fastsync__waitv *v = &w->v[slept_on];
-    int r = fastsync__wait(v->word, v->expected, v->shared, CLOCK_MONOTONIC, &end);
-    fastsync__wa_woken(w, r != 0 ? w->n : slept_on, 0); /* only that word's wake was taken */
-    return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+    int r, woke;
+    r = fastsync__wait_slice(v->word, v->expected, v->shared, slice, clock, abstime, &woke);
+    fastsync__wa_woken(w, woke != 0 ? w->n : slept_on, 0); /* only that word's wake was taken */
+    return r;
 }
 
 /* Steps 2 to 4, entered after a first look found nothing ready. Returns 0 (*index set) or
