@@ -2381,17 +2381,21 @@ FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
     return (v & ~(FASTSYNC__RW_SHARED | (~(uint64_t)0 << 48))) != 0 ? EBUSY : 0;
 }
 
-/* A read lock if readers may enter, given `v` as a fresh guess of the word; retried while
+/* A read lock if readers may enter, given *v as a fresh guess of the word; retried while
  * they may, so it never fails spuriously. 0, EBUSY (a writer holds the lock or waits) or
- * EAGAIN (FASTSYNC_RWLOCK_READERS_MAX read locks held). */
-FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t v)
+ * EAGAIN (FASTSYNC_RWLOCK_READERS_MAX read locks held). On EBUSY *v is the value that said
+ * so (the last failed CAS's, not the first guess): a reader that goes on to sleep must
+ * compare against it, since the guess may have been readable and be again by then (a
+ * writer that locked and unlocked in between leaves the same value), and a reader that
+ * marked rwait on it would sleep on a free lock (test/rwlock_reader_stale_guess.c). */
+FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v)
 {
-    while (fastsync__rw_readable(v)) {
-        if (fastsync__rw_readers(v) == FASTSYNC_RWLOCK_READERS_MAX) return EAGAIN;
+    while (fastsync__rw_readable(*v)) {
+        if (fastsync__rw_readers(*v) == FASTSYNC_RWLOCK_READERS_MAX) return EAGAIN;
         /* acquire: pairs with the release RMW that last released the write lock
          * (wrunlock, downgrade; later RMWs continue its release sequence). failure relaxed:
-         * `v` is the next guess. */
-        if (fastsync__cas_weak(&rw->state, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+         * `*v` is the next guess. */
+        if (fastsync__cas_weak(&rw->state, v, *v + 1, memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return EBUSY;
@@ -2400,7 +2404,8 @@ FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t v)
 FASTSYNC_API int fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
-    return fastsync__rw_tryread(rw, fastsync__load(&rw->state, memory_order_relaxed));
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    return fastsync__rw_tryread(rw, &v);
 }
 
 FASTSYNC_API int fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw)
@@ -2428,7 +2433,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     int r;
     /* Spin while only a writer's hold keeps readers out (nobody registered or asleep). */
     for (int i = 0;; i++) {
-        if ((r = fastsync__rw_tryread(rw, v)) != EBUSY) return r;
+        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) return r;
         if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(i)) break;
         v = fastsync__load(&rw->state, memory_order_relaxed);
     }
@@ -2439,7 +2444,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     int timed_out = 0;
     for (;;) {
         v = fastsync__load(&rw->state, memory_order_relaxed);
-        if ((r = fastsync__rw_tryread(rw, v)) != EBUSY) break;
+        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) break;
         if (timed_out) {
             r = ETIMEDOUT; /* rwait stays: one needless wake at most (the invariant holds) */
             break;
@@ -2534,7 +2539,8 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
 FASTSYNC_API int fastsync_rwlock_rdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
-    int r = fastsync__rw_tryread(rw, fastsync__load(&rw->state, memory_order_relaxed));
+    uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
+    int r = fastsync__rw_tryread(rw, &v);
     if (r != EBUSY) return r;
     return fastsync__rw_rdlock_slow(rw, CLOCK_MONOTONIC, NULL);
 }
