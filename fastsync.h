@@ -2283,9 +2283,10 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *
  * Memory order: a lock's RMW is acquire, an unlock's and a downgrade's release: a lock reads
  * the value of the RMW that last released the write lock (or, for a writer, of the readers'
- * unlocks) or of an RMW after it, each of which continues that release sequence. register,
- * give-up and rwait are relaxed: they publish nothing, and the decisions made on them read
- * the word with RMWs, totally ordered on it.
+ * unlocks) or of an RMW after it, each of which continues that release sequence. register
+ * and rwait are relaxed: they publish nothing, and the decisions made on them read the word
+ * with RMWs, totally ordered on it. A give-up is release: a reader it lets in may free the
+ * lock at once, and the writer's accesses to the word must happen before that.
  *
  * Not a cancellation point (as pthread_rwlock_rdlock and _wrlock): cancellation is disabled
  * around the sleeps.
@@ -2503,10 +2504,12 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
         if (timed_out) {
             r = ETIMEDOUT;
             if (me == 0) break;
-            /* give up: leave the count, and if that lets the readers in, wake them. relaxed:
-             * nothing is published; the hand-off's RMW is what readers' locks read. */
+            /* give up: leave the count, and if that lets the readers in, wake them. release:
+             * pairs with the acquire CAS of a reader it lets in, which may destroy and free
+             * the lock at once: this thread's accesses to the word (its registration, this
+             * RMW) happen before that. failure relaxed: look again. */
             if (!fastsync__cas_weak(&rw->state, &v, fastsync__rw_handoff(v - me, &wake),
-                                    memory_order_relaxed, memory_order_relaxed))
+                                    memory_order_release, memory_order_relaxed))
                 continue;
             if (wake != 0) fastsync__rw_wake(rw, wake, v);
             break;
