@@ -14,6 +14,8 @@
  *   test_waitv_fallback          wait_any's multi-wait answers ENOSYS: the waits take their
  *                                fallback (FASTSYNC_TEST_WAITV=fallback sets it in test_init)
  *   test_waitvs_made             multi-waits made (each also counts in test_kernel_waits)
+ *   test_before_cas              (with TEST_CAS_HOOK defined first) a function called before
+ *                                each compare-and-swap of fastsync.h, with the word's address
  *   test_scale()                 FASTSYNC_TEST_SCALE (default 1): multiplies time boxes
  *   test_box_end(ms)             the end of a time box of ms * scale milliseconds
  *   test_box_open(end)           whether that time box still runs
@@ -54,6 +56,11 @@
  *   test_dump_cond(what, c)      the condvar's tickets registered and not gone, of those the
  *                                ones owed a return of 0, what it still holds (0: nothing);
  *                                test_cond_released(c): released tickets not gone yet
+ *   test_rwlock_word(rw), test_rwlock_force_word(rw, v)
+ *                                the reader-writer lock's whole word, read, or overwritten
+ *   test_rwlock_make(readers, rwait, wlocked, shared, writers, wseq)  a word from its fields
+ *   test_rwlock_readers(rw), test_rwlock_writers(rw)  read locks held; writers registered
+ *   test_dump_rwlock(what, rw)   a diag line with the decoded word
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -78,6 +85,18 @@
  *                                _REALTIME (clockwait on CLOCK_REALTIME ns ahead)
  *   test_sleepers_returned(s, n), test_sleepers_join(s, n) (how many returned 0),
  *   test_sleepers_dump(s, n)
+ * Reader-writer lockers (struct test_rwlocker: one thread, one lock call; holding what it
+ * took until released, or unlocking it at once):
+ *   test_rwlocker_start(l, rw, kind, ns, hold)  TEST_RW_RDLOCK, _TIMEDRDLOCK (ns ahead on
+ *                                CLOCK_MONOTONIC), _CLOCKRDLOCK (on CLOCK_REALTIME), and the
+ *                                same three of the write lock
+ *   test_rwlocker_state(l) (TEST_RWL_LOCKING: inside the call; _HOLDING; _DONE: returned and
+ *   unlocked), test_rwlocker_until(l, state, ms), test_rwlocker_asleep(l, settle_ns),
+ *   test_rwlocker_release(l), test_rwlocker_join(l) (the lock call's result),
+ *   test_rwlockers_dump(l, n)
+ *   test_rwlocker_hold(l) / _unhold(), with test_after_futex_wait = test_rwlocker_hold_window:
+ *                                l stays in the hook after each of its futex waits until
+ *                                unheld (a timed-out writer's give-up waits for the scene)
  * Cancellable waiters (struct test_cwaiter: one thread, one wait(kind), cancellation state):
  *   test_cwaiter_start(w, wait, kind, pending, disabled), test_cwaiter_cancel_pending(w),
  *   test_cwaiter_phase(w) (TEST_CW_WAITING: inside the wait; TEST_CW_RETURNED: after it),
@@ -110,6 +129,30 @@
 #endif
 
 #include "tap.h"
+
+#if defined(TEST_CAS_HOOK)
+/* A test that defines TEST_CAS_HOOK (before including this file) gets test_before_cas: when
+ * set, a function called with the address of the word before every compare-and-swap that
+ * fastsync.h makes (its fastsync__cas_weak is <stdatomic.h>'s weak CAS, redefined here to the
+ * hook and then a strong CAS, which a weak one may always be; redefining the C library's
+ * macro is a test's liberty, which gcc's and clang's <stdatomic.h> allow). A window inside a
+ * call, between its load and its CAS, that no other seam reaches (rwlock_reader_stale_guess.c).
+ * Set it before the threads start. The hook may call fastsync.h itself: it is not called
+ * again inside itself. Where the header's atomics are its own (OS/2 without atomics) it is
+ * never called. */
+static void (*test_before_cas)(const volatile void *word);
+static _Thread_local bool test_in_cas_hook;
+static inline void test_cas_hook(const volatile void *word)
+{
+    if (test_before_cas == NULL || test_in_cas_hook) return;
+    test_in_cas_hook = true;
+    test_before_cas(word);
+    test_in_cas_hook = false;
+}
+#undef atomic_compare_exchange_weak_explicit
+#define atomic_compare_exchange_weak_explicit(p, e, d, s, f)                                             \
+    (test_cas_hook((const volatile void *)(p)), atomic_compare_exchange_strong_explicit(p, e, d, s, f))
+#endif
 
 static inline uint64_t test_seed(void);
 static inline uint64_t test_rand(uint64_t *state);
@@ -350,6 +393,49 @@ static inline void test_dump_event(const char *what, const fastsync_event_t *e)
     uint32_t v = fastsync__load(&e->state, memory_order_relaxed);
     diag("%s: word 0x%08" PRIx32 " (%s, shared %d, generation %" PRIu32 ")", what, v,
          state[fastsync__ev_state(v)], fastsync__ev_shared(v), (v & FASTSYNC__EV_GEN) / FASTSYNC__EV_GEN_ONE);
+}
+
+/* The reader-writer lock's word (fastsync.h, "Reader-writer lock": readers, rwait, wlocked,
+ * shared, writers registered, wseq). make: a word from its fields (each masked to its width). */
+static inline uint64_t test_rwlock_make(uint32_t readers, bool rwait, bool wlocked, bool shared,
+                                        uint32_t writers, uint32_t wseq)
+{
+    return ((uint64_t)readers & FASTSYNC__RW_READERS) | (rwait ? FASTSYNC__RW_RWAIT : 0) |
+           (wlocked ? FASTSYNC__RW_WLOCKED : 0) | (shared ? FASTSYNC__RW_SHARED : 0) |
+           (((uint64_t)writers * FASTSYNC__RW_WRITER) & FASTSYNC__RW_WRITERS) |
+           (uint64_t)(wseq & 0xffffu) * FASTSYNC__RW_WSEQ;
+}
+
+static inline uint64_t test_rwlock_word(const fastsync_rwlock_t *rw)
+{
+    return fastsync__load(&rw->state, memory_order_relaxed);
+}
+
+/* relaxed: the test orders the store with its own synchronization (before the threads that
+ * use the lock start, or while they sleep). */
+static inline void test_rwlock_force_word(fastsync_rwlock_t *rw, uint64_t v)
+{
+    fastsync__store(&rw->state, v, memory_order_relaxed);
+}
+
+static inline uint32_t test_rwlock_readers(const fastsync_rwlock_t *rw)
+{
+    return fastsync__rw_readers(test_rwlock_word(rw));
+}
+
+static inline uint32_t test_rwlock_writers(const fastsync_rwlock_t *rw)
+{
+    return (uint32_t)((test_rwlock_word(rw) & FASTSYNC__RW_WRITERS) / FASTSYNC__RW_WRITER);
+}
+
+static inline void test_dump_rwlock(const char *what, const fastsync_rwlock_t *rw)
+{
+    uint64_t v = test_rwlock_word(rw);
+    diag("%s: word 0x%016" PRIx64 " (readers %" PRIu32 ", rwait %d, wlocked %d, shared %d, writers %" PRIu32
+         ", wseq %" PRIu32 ")",
+         what, v, fastsync__rw_readers(v), (v & FASTSYNC__RW_RWAIT) != 0, (v & FASTSYNC__RW_WLOCKED) != 0,
+         fastsync__rw_shared(v), (uint32_t)((v & FASTSYNC__RW_WRITERS) / FASTSYNC__RW_WRITER),
+         (uint32_t)(v / FASTSYNC__RW_WSEQ));
 }
 
 /* ---- time ---- */
@@ -715,6 +801,169 @@ static inline void test_sleepers_dump(struct test_sleeper *s, int n)
         /* relaxed: a diagnostic snapshot. */
         diag("  sleeper %d (%s): %s", i, test_sleep_kind_name(s[i].kind),
              state[atomic_load_explicit(&s[i].state, memory_order_relaxed)]);
+}
+
+/* ---- reader-writer lockers: threads that take a reader-writer lock once ---- */
+
+enum {
+    TEST_RW_RDLOCK,      /* rdlock */
+    TEST_RW_TIMEDRDLOCK, /* timedrdlock, the deadline ns ahead on CLOCK_MONOTONIC */
+    TEST_RW_CLOCKRDLOCK, /* clockrdlock, the deadline ns ahead on CLOCK_REALTIME */
+    TEST_RW_WRLOCK,      /* and the same three for the write lock */
+    TEST_RW_TIMEDWRLOCK,
+    TEST_RW_CLOCKWRLOCK,
+    TEST_RW_KINDS
+};
+enum { TEST_RWL_STARTING, TEST_RWL_LOCKING, TEST_RWL_HOLDING, TEST_RWL_DONE };
+
+static inline bool test_rw_kind_writes(int kind) { return kind >= TEST_RW_WRLOCK; }
+static inline const char *test_rw_kind_name(int kind)
+{
+    static const char *const name[TEST_RW_KINDS] = { "rdlock", "timedrdlock", "clockrdlock(REALTIME)",
+                                                     "wrlock", "timedwrlock", "clockwrlock(REALTIME)" };
+    return name[kind];
+}
+
+struct test_rwlocker {
+    fastsync_rwlock_t *rw;
+    int kind;              /* TEST_RW_* */
+    uint64_t ns;           /* the timed kinds: the deadline this far from the call */
+    bool hold;             /* having the lock: hold it until test_rwlocker_release, else unlock */
+    _Atomic int tid;       /* test_tid(), 0 before it runs */
+    _Atomic int state;     /* TEST_RWL_*: progress, for the checks and the dump */
+    _Atomic bool release;  /* set by test_rwlocker_release */
+    int ret, unlock_ret;   /* written before state becomes HOLDING or DONE, and DONE */
+    pthread_t thread;
+};
+
+/* The locker this thread runs, if it is one (for test_rwlocker_hold_window). */
+static _Thread_local struct test_rwlocker *test_rwlocker_me;
+
+static inline void *test_rwlocker_main(void *p)
+{
+    struct test_rwlocker *l = (struct test_rwlocker *)p;
+    test_rwlocker_me = l;
+    /* relaxed: an id, published by the release store of LOCKING after it (which pairs with
+     * the acquire load in test_rwlocker_state). */
+    atomic_store_explicit(&l->tid, test_tid(), memory_order_relaxed);
+    atomic_store_explicit(&l->state, TEST_RWL_LOCKING, memory_order_release);
+    struct timespec d;
+    int r;
+    switch (l->kind) {
+    case TEST_RW_RDLOCK: r = fastsync_rwlock_rdlock(l->rw); break;
+    case TEST_RW_WRLOCK: r = fastsync_rwlock_wrlock(l->rw); break;
+    case TEST_RW_TIMEDRDLOCK:
+    case TEST_RW_TIMEDWRLOCK:
+        d = fastsync_deadline_in(l->ns);
+        r = l->kind == TEST_RW_TIMEDRDLOCK ? fastsync_rwlock_timedrdlock(l->rw, &d)
+                                           : fastsync_rwlock_timedwrlock(l->rw, &d);
+        break;
+    default:
+        d = test_deadline_on(CLOCK_REALTIME, l->ns);
+        r = l->kind == TEST_RW_CLOCKRDLOCK ? fastsync_rwlock_clockrdlock(l->rw, CLOCK_REALTIME, &d)
+                                           : fastsync_rwlock_clockwrlock(l->rw, CLOCK_REALTIME, &d);
+        break;
+    }
+    l->ret = r;
+    if (r == 0 && l->hold) {
+        /* release: pairs with the acquire load in test_rwlocker_state (ret is read after it). */
+        atomic_store_explicit(&l->state, TEST_RWL_HOLDING, memory_order_release);
+        /* acquire: pairs with the release store in test_rwlocker_release. (A sleep, not a
+         * wait on a fastsync object: the futex calls the tests count are the lock's alone.) */
+        while (!atomic_load_explicit(&l->release, memory_order_acquire)) test_sleep_ns(100000);
+    }
+    if (r == 0)
+        l->unlock_ret = test_rw_kind_writes(l->kind) ? fastsync_rwlock_wrunlock(l->rw)
+                                                     : fastsync_rwlock_rdunlock(l->rw);
+    /* release: as above (ret and unlock_ret). */
+    atomic_store_explicit(&l->state, TEST_RWL_DONE, memory_order_release);
+    return NULL;
+}
+
+/* Starts a thread that takes rw once by `kind` (a deadline ns ahead for the timed kinds);
+ * with `hold`, it keeps what it took until test_rwlocker_release, else unlocks at once. */
+static inline void test_rwlocker_start(struct test_rwlocker *l, fastsync_rwlock_t *rw, int kind, uint64_t ns,
+                                       bool hold)
+{
+    l->rw = rw;
+    l->kind = kind;
+    l->ns = ns;
+    l->hold = hold;
+    l->ret = l->unlock_ret = -1;
+    /* relaxed: the thread is not started yet; thread creation publishes them. */
+    atomic_store_explicit(&l->tid, 0, memory_order_relaxed);
+    atomic_store_explicit(&l->state, TEST_RWL_STARTING, memory_order_relaxed);
+    atomic_store_explicit(&l->release, false, memory_order_relaxed);
+    l->thread = test_thread_start(test_rwlocker_main, l);
+}
+
+static inline int test_rwlocker_state(struct test_rwlocker *l)
+{
+    /* acquire: pairs with the release stores in test_rwlocker_main. */
+    return atomic_load_explicit(&l->state, memory_order_acquire);
+}
+
+/* Waits up to test_limit_end(ms) until l has reached `state` (or gone past it). */
+static inline bool test_rwlocker_until(struct test_rwlocker *l, int state, double ms)
+{
+    uint64_t end = test_limit_end(ms);
+    while (test_rwlocker_state(l) < state && test_box_open(end)) test_sleep_ns(100000);
+    return test_rwlocker_state(l) >= state;
+}
+
+/* Whether l, inside its lock call, reads asleep in the kernel (test_until_asleep; without
+ * /proc, after a settle of settle_ns). */
+static inline bool test_rwlocker_asleep(struct test_rwlocker *l, uint64_t settle_ns)
+{
+    uint64_t end = test_limit_end(5000);
+    /* (state LOCKING comes after tid: test_tid() is 0 where there is no /proc) */
+    while (test_rwlocker_state(l) < TEST_RWL_LOCKING && test_box_open(end)) test_sleep_ns(100000);
+    /* relaxed: an id. */
+    return test_rwlocker_state(l) == TEST_RWL_LOCKING &&
+           test_until_asleep(atomic_load_explicit(&l->tid, memory_order_relaxed), settle_ns) &&
+           test_rwlocker_state(l) == TEST_RWL_LOCKING;
+}
+
+static inline void test_rwlocker_release(struct test_rwlocker *l)
+{
+    /* release: pairs with the acquire load in test_rwlocker_main. */
+    atomic_store_explicit(&l->release, true, memory_order_release);
+}
+
+/* Releases l (if it holds) and joins it; the lock call's result. */
+static inline int test_rwlocker_join(struct test_rwlocker *l)
+{
+    test_rwlocker_release(l);
+    test_thread_join(l->thread);
+    return l->ret;
+}
+
+/* A locker held after its futex waits: with test_after_futex_wait = test_rwlocker_hold_window,
+ * once test_rwlocker_hold(l) (before l starts, so that no wait of l's escapes it), each futex
+ * wait of l that returns keeps l in the hook until test_rwlocker_unhold(): what l does next
+ * (a timed-out writer's give-up, say) then waits until the test has set the scene. */
+static _Atomic(struct test_rwlocker *) test_rwlocker_held;
+
+static inline void test_rwlocker_hold_window(void)
+{
+    struct test_rwlocker *l = test_rwlocker_me;
+    /* seq_cst (default), every access of test_rwlocker_held: a hook; nothing is published
+     * through it. */
+    while (l != NULL && atomic_load(&test_rwlocker_held) == l) test_sleep_ns(100000);
+}
+
+static inline void test_rwlocker_hold(struct test_rwlocker *l) { atomic_store(&test_rwlocker_held, l); }
+static inline void test_rwlocker_unhold(void) { atomic_store(&test_rwlocker_held, NULL); }
+
+static inline void test_rwlockers_dump(struct test_rwlocker *l, int n)
+{
+    static const char *const state[] = { "starting", "inside its lock call", "holding", "done" };
+    for (int i = 0; i < n; i++) {
+        /* relaxed: a diagnostic snapshot. */
+        int tid = atomic_load_explicit(&l[i].tid, memory_order_relaxed), st = tid ? test_thread_state(tid) : -1;
+        diag("  locker %d (%s, thread %d, %c): %s", i, test_rw_kind_name(l[i].kind), tid, st > 0 ? st : '?',
+             state[atomic_load_explicit(&l[i].state, memory_order_relaxed)]);
+    }
 }
 
 /* ---- cancellable waiters: one thread, one wait, with the cancellation state chosen ---- */
