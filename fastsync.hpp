@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fastsync.hpp - fastsync's primitives as C++ types that drop in where the standard
- * library's do: std::lock_guard, std::unique_lock, std::scoped_lock, std::lock, std::chrono.
+ * library's do: std::lock_guard, std::unique_lock, std::shared_lock, std::scoped_lock,
+ * std::lock, std::chrono.
  *
  * Copy it beside fastsync.h (which it includes). C++11 and later, header-only, no
  * exceptions needed (-fno-exceptions works), nothing to link but what fastsync.h needs.
@@ -14,6 +15,19 @@
  * Types (namespace fastsync; each holds exactly its C object, is standard-layout, and has
  * its size and alignment; native_handle() gives the C object, so C code can share it):
  *   mutex, timed_mutex           Lockable, TimedLockable (try_lock_for, try_lock_until)
+ *   shared_mutex, shared_timed_mutex   also SharedLockable (lock_shared, try_lock_shared,
+ *                                unlock_shared), SharedTimedLockable (try_lock_shared_for,
+ *                                try_lock_shared_until): fastsync.h's reader-writer lock,
+ *                                writers first (once a writer waits, new readers wait
+ *                                behind it); with std::shared_lock (this header includes
+ *                                <shared_mutex> from C++14 on). downgrade() is fastsync's
+ *                                own, not std's: the caller's exclusive lock becomes a shared
+ *                                one atomically (no writer comes in between), letting in the
+ *                                readers that wait unless a writer waits too; release it with
+ *                                unlock_shared, or hand it to a std::shared_lock:
+ *       std::unique_lock<fastsync::shared_mutex> w(m);   // write, then
+ *       m.downgrade();
+ *       std::shared_lock<fastsync::shared_mutex> r(*w.release(), std::adopt_lock);  // read
  *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface;
  *                                max() is FASTSYNC_SEM_VALUE_MAX for every Least
  *   condition_variable           with std::unique_lock<fastsync::mutex>;
@@ -33,7 +47,8 @@
  * where the library's clocks are those (Linux); any other clock's time_point is converted
  * to a CLOCK_MONOTONIC deadline at the call, and after the wait times out the call reads
  * that clock again and waits on if its deadline has not come: no try_lock_until,
- * try_acquire_until or event wait_until returns false before Clock::now() >= abs_time.
+ * try_lock_shared_until, try_acquire_until or event wait_until returns false before
+ * Clock::now() >= abs_time.
  * (A condition variable's wait_until then returns cv_status::no_timeout, a spurious
  * wakeup, as the standard's does: waiting on could miss a notify made in between.)
  * Durations count on CLOCK_MONOTONIC from the call, rounded up to the nanosecond. A
@@ -45,32 +60,46 @@
  * is_clock, of fastsync's own: a static assertion).
  *
  * Errors. Nothing throws: the C calls have no failure a correct program can meet. So lock,
- * try_lock, unlock, release, try_acquire, notify_*, set, reset and is_set are noexcept.
+ * try_lock, unlock, lock_shared, try_lock_shared, unlock_shared, downgrade, release,
+ * try_acquire, notify_*, set, reset and is_set are noexcept (a mutex's and a shared
+ * mutex's locks are no cancellation points, as the C calls are not).
  * lock() never reports resource_deadlock_would_occur: the owner is not recorded, and a
- * thread that locks a mutex it holds deadlocks (as the C mutex). The waits that sleep
- * (acquire, try_acquire_for/until, a condition variable's waits, an event's, wait_any)
- * are not noexcept for one reason: they are cancellation points as the C calls are, and
- * glibc cancels a C++ thread by unwinding it, which a noexcept frame would turn into
- * std::terminate (a condition variable's wait relocks before the unwinding leaves it).
+ * thread that locks a mutex it holds deadlocks (as the C mutex); so does a thread that
+ * takes a shared mutex it holds (the standard: undefined), but lock_shared under its own
+ * shared lock only once a writer has started waiting in between. try_lock and
+ * try_lock_shared never fail spuriously: try_lock_shared fails only while a writer holds
+ * the lock or waits for it (where lock_shared would block), or at the limit below. At
+ * FASTSYNC_RWLOCK_READERS_MAX (2^30 - 1) shared locks held, where the C read locks say
+ * EAGAIN, nothing throws resource_unavailable_try_again: the standard has the excess
+ * readers block until the count falls, so lock_shared tries again after a yield until it
+ * gets in, try_lock_shared_for/until likewise until their deadline (then false), and
+ * try_lock_shared returns false. The waits that sleep (acquire, try_acquire_for/until, a
+ * condition variable's waits, an event's, wait_any) are not noexcept for one reason: they
+ * are cancellation points as the C calls are, and glibc cancels a C++ thread by unwinding
+ * it, which a noexcept frame would turn into std::terminate (a condition variable's wait
+ * relocks before the unwinding leaves it).
  * Built with -fno-exceptions, a cancelled thread runs no C++ destructor (no unique_lock's,
  * no ticket's): cancel such threads only where they wait on nothing of this header's.
  * What the C API reports as misuse is a precondition here, checked by FASTSYNC_ASSERT
  * (default: assert, so only without NDEBUG; define it before the #include to check
  * otherwise); unchecked, the call does what the C call does, which changes nothing:
- *   unlock of an unlocked mutex (C: EPERM); release that would pass FASTSYNC_SEM_VALUE_MAX
- *   (EOVERFLOW) or a negative update; a semaphore built with a value outside 0..max()
- *   (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a condition variable
- *   destroyed while a thread waits on it that no notify released (EBUSY), or a wait
- *   with a std::unique_lock that does not own its mutex (EPERM).
- * A mutex's destructor is trivial (the C mutex needs no destroy): destroying a locked one
- * is not diagnosed. A condition variable may be destroyed as soon as notify_all returns:
- * its destructor waits until the waiters it released have left (the C destroy's one-second
- * limit applies only to a process-shared one, whose waiter may have died).
+ *   unlock of an unlocked mutex (C: EPERM); a shared mutex's unlock or downgrade when no
+ *   thread holds it exclusively, unlock_shared when none holds it shared (EPERM: what the
+ *   lock's word can tell, not who holds it); release that would pass
+ *   FASTSYNC_SEM_VALUE_MAX (EOVERFLOW) or a negative update; a semaphore built with a value
+ *   outside 0..max() (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a
+ *   condition variable destroyed while a thread waits on it that no notify released
+ *   (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM).
+ * A mutex's and a shared mutex's destructors are trivial (the C objects need no destroy):
+ * destroying a locked one is not diagnosed. A condition variable may be destroyed as soon
+ * as notify_all returns: its destructor waits until the waiters it released have left (the
+ * C destroy's one-second limit applies only to a process-shared one, whose waiter may have
+ * died).
  *
  * Limits. With 2047 threads waiting on one condition variable (FASTSYNC_COND_TICKETS_MAX),
  * the next wait returns at once, after a yield (a spurious wakeup; a timed wait past its
  * deadline times out, a stop_token wait ends at a stop), and a ticket's constructor yields
- * until a place is free. No recursive or shared (reader-writer) mutex.
+ * until a place is free. No recursive mutex.
  * Costs: the uncontended paths are the C calls, inlined: with NDEBUG, the same instructions
  * (callgrind, bench/run: lock + unlock 14, release + acquire 20); with assertions on,
  * unlock adds its check of the C call's EPERM (2 instructions), as a C caller checking it
@@ -90,6 +119,9 @@
 #include <limits>
 #include <type_traits>
 #include <mutex> /* std::unique_lock */
+#if __cplusplus >= 201402L
+#include <shared_mutex> /* std::shared_lock */
+#endif
 #if defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX)
 #include <pthread.h> /* notify_all_at_thread_exit */
 #endif
@@ -289,6 +321,12 @@ template <class Clock, class Dur> deadline at(const std::chrono::time_point<Cloc
     return convert<Clock, Dur>::at(tp);
 }
 
+/* dl has passed (read on its own clock); never for none (for ever). */
+inline bool past(const deadline *dl) noexcept
+{
+    return dl && dl->finite && fastsync__until(dl->clock, &dl->ts) <= 0;
+}
+
 /* Every wait_until but the condition variables': wait(deadline) until it returns other
  * than ETIMEDOUT or tp has come on Clock itself (a converted deadline may come first). */
 template <class Clock, class Dur, class Wait>
@@ -356,6 +394,80 @@ class timed_mutex : public mutex {
     int lock_by(const detail::deadline &dl) noexcept
     {
         return dl.finite ? fastsync_mutex_clocklock(&m_, dl.clock, &dl.ts) : fastsync_mutex_lock(&m_);
+    }
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+class shared_mutex {
+  public:
+    typedef fastsync_rwlock_t *native_handle_type;
+
+    constexpr shared_mutex() noexcept : rw_ FASTSYNC_RWLOCK_INIT {}
+#if FASTSYNC_HAS_SHARED
+    explicit shared_mutex(process_shared_t) noexcept { detail::check(fastsync_rwlock_init(&rw_, FASTSYNC_SHARED)); }
+#endif
+    shared_mutex(const shared_mutex &) = delete;
+    shared_mutex &operator=(const shared_mutex &) = delete;
+
+    void lock() noexcept { (void)fastsync_rwlock_wrlock(&rw_); }
+    bool try_lock() noexcept { return fastsync_rwlock_trywrlock(&rw_) == 0; }
+    void unlock() noexcept { detail::check(fastsync_rwlock_wrunlock(&rw_)); }
+    void lock_shared() noexcept { (void)rdlock_by(nullptr); }
+    bool try_lock_shared() noexcept { return fastsync_rwlock_tryrdlock(&rw_) == 0; }
+    void unlock_shared() noexcept { detail::check(fastsync_rwlock_rdunlock(&rw_)); }
+    /* fastsync's own (not std's): the exclusive lock becomes a shared one, atomically. */
+    void downgrade() noexcept { detail::check(fastsync_rwlock_downgrade(&rw_)); }
+    native_handle_type native_handle() noexcept { return &rw_; }
+
+  protected:
+    /* A read lock, waiting until dl (NULL: for ever). With FASTSYNC_RWLOCK_READERS_MAX read
+     * locks held (the C call's EAGAIN, at once, without a sleep) it tries again after a
+     * yield until dl has passed: the standard has the excess readers block until the count
+     * falls, and no wake would tell them when. 0 or ETIMEDOUT. */
+    int rdlock_by(const detail::deadline *dl) noexcept
+    {
+        for (;;) {
+            int r = dl && dl->finite ? fastsync_rwlock_clockrdlock(&rw_, dl->clock, &dl->ts)
+                                     : fastsync_rwlock_rdlock(&rw_);
+            if (r != EAGAIN) return r;
+            if (detail::past(dl)) return ETIMEDOUT;
+            fastsync__yield();
+        }
+    }
+
+    fastsync_rwlock_t rw_;
+};
+
+class shared_timed_mutex : public shared_mutex {
+  public:
+    constexpr shared_timed_mutex() noexcept : shared_mutex() {}
+#if FASTSYNC_HAS_SHARED
+    explicit shared_timed_mutex(process_shared_t s) noexcept : shared_mutex(s) {}
+#endif
+
+    template <class Rep, class Period> bool try_lock_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return wrlock_by(detail::after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool try_lock_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wrlock_by(dl); }) == 0;
+    }
+    template <class Rep, class Period> bool try_lock_shared_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        detail::deadline dl = detail::after(d);
+        return rdlock_by(&dl) == 0;
+    }
+    template <class Clock, class Dur> bool try_lock_shared_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return rdlock_by(&dl); }) == 0;
+    }
+
+  private:
+    int wrlock_by(const detail::deadline &dl) noexcept
+    {
+        return dl.finite ? fastsync_rwlock_clockwrlock(&rw_, dl.clock, &dl.ts) : fastsync_rwlock_wrlock(&rw_);
     }
 };
 
@@ -525,10 +637,6 @@ class cond_base {
         fastsync_cond_ticket_t t;
         if (enter(&t, lock)) return await(&t, lock, dl);
         return past(dl) ? ETIMEDOUT : 0; /* no place: a timed wait still ends */
-    }
-    static bool past(const deadline *dl) noexcept
-    {
-        return dl && dl->finite && fastsync__until(dl->clock, &dl->ts) <= 0;
     }
 
     fastsync_cond_t c_;
@@ -743,7 +851,7 @@ class condition_variable_any : public detail::cond_base {
         while (!pred()) {
             fastsync_cond_ticket_t t;
             if (!enter(&t, lock)) {
-                if (st.stop_requested() || past(dl)) return pred();
+                if (st.stop_requested() || detail::past(dl)) return pred();
                 continue;
             }
             handshake(); /* pairs with waker's */

@@ -4,7 +4,10 @@
 // deadlines on steady_clock, system_clock, duration::max() and a user clock whose time
 // jumps back, wait_any, C code on the same objects (cxx_share.c), the stop_token waits
 // (C++20), cancellation relocking (with exceptions, on glibc), process-shared objects across
-// fork. Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
+// fork; the shared mutexes: readers share and writers exclude (with std::shared_lock,
+// unique_lock, lock_guard, scoped_lock, condition_variable_any), try_lock_shared never
+// spurious, downgrade, their timed forms, the reader limit blocking as the standard says.
+// Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
 #include "fastsync.hpp"
 
 #include "cxx_share.h"
@@ -42,17 +45,34 @@ static_assert(same_layout<fastsync::binary_semaphore, fastsync_sem_t>::value, "b
 static_assert(same_layout<fastsync::condition_variable, fastsync_cond_t>::value, "condition_variable");
 static_assert(same_layout<fastsync::condition_variable_any, fastsync_cond_t>::value, "condition_variable_any");
 static_assert(same_layout<fastsync::event, fastsync_event_t>::value, "event");
+static_assert(same_layout<fastsync::shared_mutex, fastsync_rwlock_t>::value, "shared_mutex");
+static_assert(same_layout<fastsync::shared_timed_mutex, fastsync_rwlock_t>::value, "shared_timed_mutex");
 static_assert(!std::is_copy_constructible<fastsync::mutex>::value && !std::is_copy_assignable<fastsync::mutex>::value, "mutex copies");
+static_assert(!std::is_copy_constructible<fastsync::shared_mutex>::value && !std::is_copy_assignable<fastsync::shared_mutex>::value &&
+                  !std::is_copy_constructible<fastsync::shared_timed_mutex>::value &&
+                  !std::is_copy_assignable<fastsync::shared_timed_mutex>::value,
+              "shared mutex copies");
 static_assert(std::is_trivially_destructible<fastsync::mutex>::value, "mutex: trivial destructor");
+static_assert(std::is_trivially_destructible<fastsync::shared_mutex>::value &&
+                  std::is_trivially_destructible<fastsync::shared_timed_mutex>::value,
+              "shared mutexes: trivial destructors");
 // max(): what the counter can hold, >= LeastMaxValue as the standard asks
 static_assert(fastsync::counting_semaphore<7>::max() == FASTSYNC_SEM_VALUE_MAX &&
                   fastsync::binary_semaphore::max() == FASTSYNC_SEM_VALUE_MAX,
               "max()");
 
-static fastsync::mutex constant_mutex; // constexpr constructors: constant-initialized
-static fastsync::counting_semaphore<> constant_sem(3);
-static fastsync::event constant_event(true);
-static fastsync::condition_variable constant_cv;
+// constexpr constructors: constant-initialized (C++20 checks it: constinit)
+#if defined(__cpp_constinit)
+#define CONSTANT constinit
+#else
+#define CONSTANT
+#endif
+static CONSTANT fastsync::mutex constant_mutex;
+static CONSTANT fastsync::counting_semaphore<> constant_sem(3);
+static CONSTANT fastsync::event constant_event(true);
+static CONSTANT fastsync::condition_variable constant_cv;
+static CONSTANT fastsync::shared_mutex constant_shared;
+static CONSTANT fastsync::shared_timed_mutex constant_shared_timed;
 
 static void noexcept_points()
 {
@@ -69,10 +89,26 @@ static void noexcept_points()
     // not noexcept: the waits that sleep are cancellation points (glibc unwinds)
     static_assert(!noexcept(s.acquire()) && !noexcept(s.try_acquire_for(seconds(1))), "acquire");
     static_assert(!noexcept(cv.wait(l)) && !noexcept(e.wait()), "waits");
+    // the shared mutexes' locks are no cancellation points (as the C calls): all noexcept
+    fastsync::shared_timed_mutex sm;
+    static_assert(noexcept(sm.lock()) && noexcept(sm.try_lock()) && noexcept(sm.unlock()) &&
+                      noexcept(sm.lock_shared()) && noexcept(sm.try_lock_shared()) &&
+                      noexcept(sm.unlock_shared()) && noexcept(sm.downgrade()),
+                  "shared mutex noexcept");
+    static_assert(std::is_nothrow_default_constructible<fastsync::shared_mutex>::value &&
+                      std::is_nothrow_default_constructible<fastsync::shared_timed_mutex>::value,
+                  "shared mutex() noexcept");
     ok(constant_sem.try_acquire() && constant_event.is_set() && constant_mutex.try_lock(),
        "constant-initialized objects work (static mutex, semaphore(3), event(true))");
     constant_mutex.unlock();
     constant_cv.notify_all();
+    ok(constant_shared.try_lock_shared() && constant_shared.try_lock_shared() && !constant_shared.try_lock() &&
+           constant_shared_timed.try_lock() && !constant_shared_timed.try_lock_shared(),
+       "constant-initialized shared_mutex (two shared locks, no exclusive one) and shared_timed_mutex "
+       "(an exclusive lock, no shared one)");
+    constant_shared.unlock_shared();
+    constant_shared.unlock_shared();
+    constant_shared_timed.unlock();
 }
 
 // ---- exclusion: a plain counter under the lock, exact totals ---------------------------
@@ -206,12 +242,14 @@ static void deadlines()
     got = m.try_lock_for(seconds(-5)) || m.try_lock_until(steady_clock::time_point::min()) ||
           m.try_lock_until(system_clock::time_point()) || m.try_lock_for(duration<double>(-1e300));
     ok(!got && ms_since(t0) < 1000.0, "negative and past deadlines, min() and a huge negative double: one try each");
-    // duration::max() and time_point::max(): for ever, not an overflow into the past
+    // duration::max() and time_point::max(): for ever, not an overflow into the past (t0
+    // before the thread that unlocks 30 ms after its start: the wait is >= 30 ms however late
+    // this thread runs)
+    t0 = steady_clock::now();
     std::thread u([&m] {
         std::this_thread::sleep_for(milliseconds(30));
         m.unlock();
     });
-    t0 = steady_clock::now();
     got = m.try_lock_for(nanoseconds::max());
     ms = ms_since(t0);
     u.join();
@@ -315,22 +353,22 @@ static void deadline_edges()
     double ms = ms_since(t0);
     ok(!got && ms < 1000.0, "time_point::min() of a converted clock, and deadlines long past in hours "
                             "(both kinds of clock): one try each, false after %.1f ms", ms);
+    t0 = steady_clock::now();
     std::thread u([&m] {
         std::this_thread::sleep_for(milliseconds(30));
         m.unlock();
     });
-    t0 = steady_clock::now();
     got = m.try_lock_for(thirds(10000000000LL));
     ms = ms_since(t0);
     u.join();
     ok(got && ms >= 25.0, "try_lock_for(105 years in thirds of a second) waits for the unlock: true after %.1f ms", ms);
     m.unlock();
     fastsync::counting_semaphore<> s(0);
+    t0 = steady_clock::now();
     std::thread r([&s] {
         std::this_thread::sleep_for(milliseconds(30));
         s.release();
     });
-    t0 = steady_clock::now();
     got = s.try_acquire_until(std::chrono::time_point<own_clock, hours>(
         duration_cast<hours>(own_clock::now().time_since_epoch()) + hours(24 * 365 * 1000)));
     ms = ms_since(t0);
@@ -689,6 +727,408 @@ static void cancellation()
 static void cancellation() { skip("needs glibc, exceptions and cancellation", "a cancelled wait relocks"); }
 #endif
 
+// ---- shared mutexes -------------------------------------------------------------------
+// A shared lock for the life of the object: std::shared_lock from C++14, and before it (C++11
+// has none) a guard of the test's own.
+#if __cplusplus >= 201402L
+template <class M> using read_guard = std::shared_lock<M>;
+#else
+template <class M> class read_guard {
+  public:
+    explicit read_guard(M &m) : m_(m) { m_.lock_shared(); }
+    ~read_guard() { m_.unlock_shared(); }
+    read_guard(const read_guard &) = delete;
+    read_guard &operator=(const read_guard &) = delete;
+
+  private:
+    M &m_;
+};
+#endif
+
+// Holds m in a thread of its own, shared or exclusively, from the constructor's return (the
+// lock is held then) until the destructor, or for `ms` milliseconds when ms >= 0.
+template <class M> class holder {
+  public:
+    holder(M &m, bool shared, long ms = -1) : m_(m), shared_(shared), held_(false), release_(false)
+    {
+        t_ = std::thread([this, ms] {
+            if (shared_) m_.lock_shared();
+            else m_.lock();
+            held_ = true;
+            if (ms >= 0) std::this_thread::sleep_for(milliseconds(ms));
+            else
+                while (!release_) std::this_thread::sleep_for(milliseconds(1));
+            if (shared_) m_.unlock_shared();
+            else m_.unlock();
+        });
+        while (!held_) std::this_thread::yield();
+    }
+    ~holder()
+    {
+        release_ = true;
+        t_.join();
+    }
+    holder(const holder &) = delete;
+    holder &operator=(const holder &) = delete;
+
+  private:
+    M &m_;
+    bool shared_;
+    std::atomic<bool> held_, release_;
+    std::thread t_;
+};
+
+// Readers share, writers exclude: a plain pair (a, b) that writers change together and
+// readers compare, exact totals; with each of the standard's lock types, and C code
+// (cxx_share.c) on the same lock.
+template <class M> static void readers_and_writers(M &m, const char *what)
+{
+    long a = 0, b = 0;
+    std::atomic<long> differ(0), reads(0);
+    std::vector<std::thread> t;
+    for (int i = 0; i < 2; i++) {
+        t.push_back(std::thread([&] {
+            for (long k = 0; k < ROUNDS; k++) {
+                std::lock_guard<M> g(m);
+                ++a;
+                ++b;
+            }
+        }));
+        t.push_back(std::thread([&] {
+            long d = 0;
+            for (long k = 0; k < ROUNDS; k++) {
+                read_guard<M> r(m);
+                d += a != b;
+            }
+            differ += d;
+            reads += ROUNDS;
+        }));
+    }
+    long c_differ = 0;
+    t.push_back(std::thread([&] { c_differ = cxx_share_rw(m.native_handle(), &a, &b, ROUNDS); }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    ok(a == 3 * ROUNDS && b == 3 * ROUNDS && differ.load() == 0 && c_differ == 0 && reads.load() == 2 * ROUNDS,
+       "%s: 2 writers (std::lock_guard) and 2 readers (%s) x %ld, and C code (native_handle) writing and "
+       "reading %ld times: exact (%ld), no read saw a half-done write", what,
+       __cplusplus >= 201402L ? "std::shared_lock" : "lock_shared/unlock_shared", ROUNDS, ROUNDS, a);
+}
+
+static void shared_exclusion()
+{
+    fastsync::shared_mutex m;
+    fastsync::shared_timed_mutex tm;
+    is_int((count_with<fastsync::shared_mutex, std::lock_guard<fastsync::shared_mutex>>(m)), THREADS * ROUNDS,
+           "shared_mutex with std::lock_guard: %d threads x %ld, exact", THREADS, ROUNDS);
+    is_int((count_with<fastsync::shared_timed_mutex, std::unique_lock<fastsync::shared_timed_mutex>>(tm)),
+           THREADS * ROUNDS, "shared_timed_mutex with std::unique_lock: exact");
+    readers_and_writers(m, "shared_mutex");
+    readers_and_writers(tm, "shared_timed_mutex");
+
+    // shared ownership is shared: a reader in another thread holds it, this thread gets a
+    // shared lock too and no exclusive one
+    {
+        holder<fastsync::shared_mutex> h(m, true);
+        bool shared = m.try_lock_shared();
+        bool exclusive = m.try_lock();
+        ok(shared && !exclusive, "shared_mutex read-held by another thread: try_lock_shared true, try_lock false");
+        if (shared) m.unlock_shared();
+        if (exclusive) m.unlock();
+    }
+    {
+        holder<fastsync::shared_mutex> h(m, false);
+        ok(!m.try_lock_shared() && !m.try_lock(), "shared_mutex write-held by another thread: try_lock_shared and "
+                                                  "try_lock false");
+    }
+    ok(m.try_lock(), "released: try_lock true");
+    m.unlock();
+
+    // std::lock over two shared mutexes taken in opposite orders: no deadlock, exact
+    fastsync::shared_mutex x;
+    long both = 0;
+    std::thread t1([&] {
+        for (long k = 0; k < ROUNDS; k++) {
+            std::lock(x, tm);
+            ++both;
+            x.unlock();
+            tm.unlock();
+        }
+    });
+    std::thread t2([&] {
+        for (long k = 0; k < ROUNDS; k++) {
+            std::unique_lock<fastsync::shared_timed_mutex> lb(tm, std::defer_lock);
+            std::unique_lock<fastsync::shared_mutex> la(x, std::defer_lock);
+            std::lock(lb, la);
+            ++both;
+        }
+    });
+    t1.join();
+    t2.join();
+    is_int(both, 2 * ROUNDS, "std::lock over shared_mutex and shared_timed_mutex, opposite orders: exact");
+#if __cplusplus >= 201703L
+    {
+        std::scoped_lock<fastsync::shared_mutex, fastsync::shared_timed_mutex> g(m, tm);
+        ++both;
+    }
+    ok(both == 2 * ROUNDS + 1 && m.try_lock() && tm.try_lock(), "std::scoped_lock over both, released");
+    m.unlock();
+    tm.unlock();
+#else
+    skip("no std::scoped_lock before C++17", "std::scoped_lock over both shared mutexes");
+#endif
+#if __cplusplus >= 201402L
+    // condition_variable_any over a std::shared_lock: the wait releases and retakes the
+    // shared lock
+    fastsync::condition_variable_any cv;
+    bool flag = false;
+    std::atomic<int> owned(0);
+    std::thread w([&] {
+        std::shared_lock<fastsync::shared_mutex> l(m);
+        cv.wait(l, [&] { return flag; });
+        owned = l.owns_lock() && !m.try_lock() ? 1 : 2;
+    });
+    {
+        std::unique_lock<fastsync::shared_mutex> l(m);
+        flag = true;
+    }
+    cv.notify_all();
+    w.join();
+    std::shared_lock<fastsync::shared_mutex> l(m);
+    bool timed_out = !cv.wait_for(l, milliseconds(10), [] { return false; });
+    ok(owned.load() == 1 && timed_out && l.owns_lock(),
+       "condition_variable_any over std::shared_lock<shared_mutex>: woken holding the shared lock; wait_for times "
+       "out, the lock held");
+#else
+    skip("no std::shared_lock before C++14", "condition_variable_any over std::shared_lock<shared_mutex>");
+#endif
+}
+
+// try_lock_shared fails only while a writer holds or waits: threads that only read, each
+// try racing the others' CASes on the word, never see it fail.
+static void shared_try_never_spurious()
+{
+    fastsync::shared_mutex m;
+    std::atomic<long> failed(0);
+    std::vector<std::thread> t;
+    for (int i = 0; i < THREADS; i++)
+        t.push_back(std::thread([&] {
+            long f = 0;
+            for (long k = 0; k < ROUNDS; k++) {
+                if (m.try_lock_shared()) m.unlock_shared();
+                else f++;
+            }
+            failed += f;
+        }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    is_int(failed.load(), 0, "try_lock_shared by %d readers at once, no writer, x %ld: never false", THREADS, ROUNDS);
+}
+
+// downgrade: the writer's lock becomes a shared one at once, the waiting readers come in
+// while it still holds it, and no writer comes in between.
+static void shared_downgrade()
+{
+    fastsync::shared_mutex m;
+    long value = 0;
+    m.lock();
+    std::atomic<int> inside(0);
+    std::atomic<long> seen(0);
+    std::vector<std::thread> t;
+    for (int i = 0; i < 3; i++)
+        t.push_back(std::thread([&] {
+            read_guard<fastsync::shared_mutex> r(m);
+            seen += value;
+            inside++;
+            while (inside.load() < 4) std::this_thread::yield(); // all three, and the downgrader
+        }));
+    std::this_thread::sleep_for(milliseconds(20)); // (asleep in lock_shared by now, or soon)
+    value = 7;
+    m.downgrade();
+    steady_clock::time_point t0 = steady_clock::now();
+    while (inside.load() < 3 && ms_since(t0) < 10000.0) std::this_thread::yield();
+    bool writer_out = !m.try_lock();
+    inside++;
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    m.unlock_shared();
+    ok(seen.load() == 21 && writer_out && m.try_lock(),
+       "downgrade: 3 waiting readers came in while the downgraded lock was held, each read the write (sum %ld), "
+       "no exclusive lock until it was released", seen.load());
+    m.unlock();
+
+    // the adoption the manual shows: unique_lock, downgrade, shared_lock(adopt_lock)
+#if __cplusplus >= 201402L
+    {
+        std::unique_lock<fastsync::shared_mutex> w(m);
+        m.downgrade();
+        std::shared_lock<fastsync::shared_mutex> r(*w.release(), std::adopt_lock);
+        bool other_reads = false, other_writes = true;
+        std::thread o([&] {
+            other_reads = m.try_lock_shared();
+            if (other_reads) m.unlock_shared();
+            other_writes = m.try_lock();
+        });
+        o.join();
+        ok(r.owns_lock() && !w.owns_lock() && other_reads && !other_writes,
+           "unique_lock, downgrade, shared_lock(*release(), adopt_lock): another thread reads, does not write");
+    }
+    ok(m.try_lock(), "and the shared_lock released it");
+    m.unlock();
+#else
+    skip("no std::shared_lock before C++14", "downgrade adopted by std::shared_lock");
+    skip("no std::shared_lock before C++14", "downgrade adopted by std::shared_lock, released");
+#endif
+
+    // under load: writers that downgrade find their own write while they read it back
+    long counter = 0;
+    std::atomic<long> lost(0);
+    std::vector<std::thread> u;
+    for (int i = 0; i < 2; i++) {
+        u.push_back(std::thread([&] {
+            long l = 0;
+            for (long k = 0; k < ROUNDS; k++) {
+                m.lock();
+                long mine = ++counter;
+                m.downgrade();
+                l += counter != mine;
+                m.unlock_shared();
+            }
+            lost += l;
+        }));
+        u.push_back(std::thread([&] {
+            for (long k = 0; k < ROUNDS; k++) {
+                read_guard<fastsync::shared_mutex> r(m);
+                (void)counter;
+            }
+        }));
+    }
+    for (size_t i = 0; i < u.size(); i++) u[i].join();
+    ok(counter == 2 * ROUNDS && lost.load() == 0,
+       "2 writers that downgrade x %ld, 2 readers: exact (%ld), no writer came in between a downgrade and "
+       "its read", ROUNDS, counter);
+}
+
+static void shared_deadlines()
+{
+    fastsync::shared_timed_mutex m;
+    steady_clock::time_point t0;
+    double ms;
+    bool got;
+    {
+        holder<fastsync::shared_timed_mutex> h(m, false); // held exclusively elsewhere
+        t0 = steady_clock::now();
+        got = m.try_lock_shared_for(milliseconds(20));
+        ms = ms_since(t0);
+        ok(!got && ms >= 20.0, "try_lock_shared_for(20 ms), write-held: false after %.1f ms", ms);
+        t0 = steady_clock::now();
+        got = m.try_lock_shared_until(system_clock::now() + milliseconds(20));
+        ms = ms_since(t0);
+        ok(!got && ms >= 19.0, "try_lock_shared_until(system_clock + 20 ms): false after %.1f ms", ms);
+        t0 = steady_clock::now();
+        got = m.try_lock_shared_until(steady_clock::now() + milliseconds(20));
+        ms = ms_since(t0);
+        ok(!got && ms >= 20.0, "try_lock_shared_until(steady_clock + 20 ms): false after %.1f ms", ms);
+#if __cplusplus >= 201402L
+        t0 = steady_clock::now();
+        std::shared_lock<fastsync::shared_timed_mutex> l(m, milliseconds(20));
+        ms = ms_since(t0);
+        ok(!l.owns_lock() && ms >= 20.0, "std::shared_lock(m, 20 ms), write-held: not owned after %.1f ms", ms);
+#else
+        skip("no std::shared_lock before C++14", "std::shared_lock's timed constructor");
+#endif
+        t0 = steady_clock::now();
+        got = m.try_lock_shared_for(seconds(-5)) || m.try_lock_shared_until(steady_clock::time_point::min()) ||
+              m.try_lock_shared_until(system_clock::time_point()) ||
+              m.try_lock_shared_for(duration<double>(-1e300)) || m.try_lock_shared_until(own_clock::time_point::min());
+        ok(!got && ms_since(t0) < 1000.0, "try_lock_shared: negative and past deadlines, min() of a std and a "
+                                          "converted clock, a huge negative double: one try each");
+        jump_back("shared_timed_mutex::try_lock_shared_until",
+                  [&m](jump_clock::time_point tp) { return m.try_lock_shared_until(tp); });
+    }
+    {
+        holder<fastsync::shared_timed_mutex> h(m, true); // held shared elsewhere
+        t0 = steady_clock::now();
+        got = m.try_lock_for(milliseconds(20));
+        ms = ms_since(t0);
+        ok(!got && ms >= 20.0, "try_lock_for(20 ms), read-held: false after %.1f ms", ms);
+        t0 = steady_clock::now();
+        got = m.try_lock_until(system_clock::now() + milliseconds(20));
+        ms = ms_since(t0);
+        ok(!got && ms >= 19.0, "try_lock_until(system_clock + 20 ms): false after %.1f ms", ms);
+        t0 = steady_clock::now();
+        std::unique_lock<fastsync::shared_timed_mutex> l(m, steady_clock::now() + milliseconds(20));
+        ms = ms_since(t0);
+        ok(!l.owns_lock() && ms >= 20.0, "std::unique_lock(m, steady_clock + 20 ms), read-held: not owned after %.1f ms", ms);
+        t0 = steady_clock::now();
+        got = m.try_lock_for(seconds(-5)) || m.try_lock_until(steady_clock::time_point::min()) ||
+              m.try_lock_until(system_clock::time_point()) || m.try_lock_until(own_clock::time_point::min());
+        ok(!got && ms_since(t0) < 1000.0, "try_lock: negative and past deadlines: one try each");
+        jump_back("shared_timed_mutex::try_lock_until", [&m](jump_clock::time_point tp) { return m.try_lock_until(tp); });
+        t0 = steady_clock::now();
+        got = m.try_lock_shared_for(seconds(5));
+        ms = ms_since(t0);
+        ok(got && ms < 1000.0, "try_lock_shared_for(5 s), read-held: true at once (%.1f ms)", ms);
+        if (got) m.unlock_shared();
+    }
+    // for ever: duration::max() and time_point::max() wait for the holder, 30 ms (t0 before
+    // it starts: the wait is >= 30 ms however late this thread runs)
+    {
+        t0 = steady_clock::now();
+        holder<fastsync::shared_timed_mutex> h(m, false, 30);
+        got = m.try_lock_shared_for(nanoseconds::max());
+        ms = ms_since(t0);
+        ok(got && ms >= 25.0, "try_lock_shared_for(nanoseconds::max()) waits for the unlock: true after %.1f ms", ms);
+        if (got) m.unlock_shared();
+    }
+    {
+        holder<fastsync::shared_timed_mutex> h(m, false, 30);
+        got = m.try_lock_shared_until(steady_clock::time_point::max());
+        ok(got, "try_lock_shared_until(steady_clock::time_point::max()) waits: true");
+        if (got) m.unlock_shared();
+    }
+    {
+        holder<fastsync::shared_timed_mutex> h(m, true, 30);
+        got = m.try_lock_for(hours::max());
+        ok(got, "try_lock_for(hours::max()), read-held, waits: true");
+        if (got) m.unlock();
+    }
+    {
+        holder<fastsync::shared_timed_mutex> h(m, true, 30);
+        got = m.try_lock_until(system_clock::time_point::max());
+        ok(got, "try_lock_until(system_clock::time_point::max()), read-held, waits: true");
+        if (got) m.unlock();
+    }
+}
+
+// The reader limit (white-box: 2^30 - 1 shared locks set in the word): the standard has the
+// excess readers block until the count falls, not fail or throw.
+static void shared_limit()
+{
+    fastsync::shared_timed_mutex m;
+    const unsigned long max = FASTSYNC_RWLOCK_READERS_MAX;
+    cxx_share_rw_force_readers(m.native_handle(), max);
+    ok(!m.try_lock_shared(), "at FASTSYNC_RWLOCK_READERS_MAX shared locks: try_lock_shared false");
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = m.try_lock_shared_for(milliseconds(20)) || m.try_lock_shared_until(steady_clock::now() + milliseconds(20));
+    double ms = ms_since(t0);
+    ok(!got && ms >= 40.0, "try_lock_shared_for and _until(20 ms) at the limit: false after %.1f ms", ms);
+    ok(!m.try_lock_shared_for(seconds(-1)), "try_lock_shared_for(-1 s) at the limit: false");
+    std::atomic<int> in(0);
+    std::thread r([&] {
+        m.lock_shared();
+        in = 1;
+    });
+    bool timed = false;
+    std::thread tr([&] { timed = m.try_lock_shared_for(seconds(30)); });
+    std::this_thread::sleep_for(milliseconds(30));
+    int early = in.load();
+    is_int(fastsync_rwlock_rdunlock(m.native_handle()), 0, "one shared lock released (C)");
+    is_int(fastsync_rwlock_rdunlock(m.native_handle()), 0, "another released (C)");
+    r.join();
+    tr.join();
+    ok(early == 0 && in.load() == 1 && timed && cxx_share_rw_readers(m.native_handle()) == max,
+       "lock_shared and try_lock_shared_for(30 s) at the limit wait until shared locks are released, then get in "
+       "(the count at the limit again)");
+    cxx_share_rw_force_readers(m.native_handle(), 0);
+}
+
 // ---- process-shared objects across fork -----------------------------------------------
 static void process_shared()
 {
@@ -727,6 +1167,81 @@ static void process_shared()
 #endif
 }
 
+// A process-shared shared_timed_mutex: a reader asleep in the child woken by the parent's
+// unlock, and a writer asleep in the parent by the child's; then both processes write
+// (std::lock_guard; lock, then downgrade and read back) and read (a timed shared lock) a
+// pair in shared memory.
+static void process_shared_rw()
+{
+#if FASTSYNC_HAS_SHARED && defined(__linux__)
+    struct area {
+        fastsync::shared_timed_mutex m;
+        long a, b;
+        area() : m(fastsync::process_shared), a(0), b(0) {}
+    };
+    void *mem = mmap(nullptr, sizeof(area), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) bail("mmap");
+    area *x = new (mem) area;
+    // rounds k % 3: 0 a write, 1 a read, 2 a write read back after a downgrade; the number
+    // of reads that saw a half-done write or another writer's
+    auto rounds = [x]() -> long {
+        long bad = 0;
+        for (long k = 0; k < ROUNDS; k++) {
+            if (k % 3 == 0) {
+                std::lock_guard<fastsync::shared_timed_mutex> g(x->m);
+                ++x->a;
+                ++x->b;
+            } else if (k % 3 == 1) {
+                if (!x->m.try_lock_shared_for(seconds(30))) return -1;
+                bad += x->a != x->b;
+                x->m.unlock_shared();
+            } else {
+                x->m.lock();
+                long mine = ++x->a;
+                ++x->b;
+                x->m.downgrade();
+                bad += x->a != mine || x->b != mine;
+                x->m.unlock_shared();
+            }
+        }
+        return bad;
+    };
+    long writes = 0;
+    for (long k = 0; k < ROUNDS; k++) writes += k % 3 != 1;
+    x->m.lock();
+    pid_t pid = fork();
+    if (pid == 0) {
+        steady_clock::time_point t0 = steady_clock::now();
+        bool got = x->m.try_lock_shared_for(seconds(20)); // until the parent's unlock
+        if (!got || ms_since(t0) > 10000.0) _exit(2);
+        std::this_thread::sleep_for(milliseconds(100));
+        x->m.unlock_shared();
+        _exit(rounds() == 0 ? 0 : 1);
+    }
+    std::this_thread::sleep_for(milliseconds(100)); // the child asleep (normally)
+    x->m.unlock();
+    steady_clock::time_point t0 = steady_clock::now();
+    while (cxx_share_rw_readers(x->m.native_handle()) == 0 && ms_since(t0) < 10000.0) std::this_thread::yield();
+    t0 = steady_clock::now();
+    bool got = x->m.try_lock_for(seconds(20)); // until the child's unlock_shared
+    double ms = ms_since(t0);
+    if (got) x->m.unlock();
+    long bad = rounds();
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) != 2 && got && ms < 10000.0,
+       "process_shared shared_timed_mutex across fork: a reader asleep in the child let in by the parent's unlock, "
+       "a writer asleep in the parent by the child's unlock_shared (after %.1f ms)", ms);
+    ok(bad == 0 && x->a == 2 * writes && x->b == 2 * writes && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "and writes, timed reads and downgrades in both processes: exact (%ld), every read whole", x->a);
+    x->~area();
+    munmap(mem, sizeof(area));
+#else
+    skip("no FASTSYNC_SHARED on this backend", "a process_shared shared_timed_mutex across fork: wakes");
+    skip("no FASTSYNC_SHARED on this backend", "a process_shared shared_timed_mutex across fork: exact");
+#endif
+}
+
 int main()
 {
 #if defined(__unix__)
@@ -744,7 +1259,13 @@ int main()
     event_and_wait_any();
     stop_tokens();
     cancellation();
+    shared_exclusion();
+    shared_try_never_spurious();
+    shared_downgrade();
+    shared_deadlines();
+    shared_limit();
     process_shared();
+    process_shared_rw();
     diag("C++ %ld, exceptions %s", static_cast<long>(__cplusplus),
 #if defined(__EXCEPTIONS) || defined(__cpp_exceptions)
          "on"

@@ -23,3 +23,30 @@ void cxx_share_notify(fastsync_cond_t *c, fastsync_mutex_t *m, int *flag)
     fastsync_cond_signal(c);
     fastsync_mutex_unlock(m);
 }
+
+long cxx_share_rw(fastsync_rwlock_t *rw, long *a, long *b, long n)
+{
+    long differ = 0;
+    for (long i = 0; i < n; i++) {
+        fastsync_rwlock_wrlock(rw);
+        ++*a;
+        ++*b;
+        fastsync_rwlock_wrunlock(rw);
+        fastsync_rwlock_rdlock(rw);
+        differ += *a != *b;
+        fastsync_rwlock_rdunlock(rw);
+    }
+    return differ;
+}
+
+unsigned long cxx_share_rw_readers(fastsync_rwlock_t *rw)
+{
+    /* relaxed: the caller reads it where nothing else changes it, or only to poll */
+    return fastsync__rw_readers(fastsync__load(&rw->state, memory_order_relaxed));
+}
+
+void cxx_share_rw_force_readers(fastsync_rwlock_t *rw, unsigned long n)
+{
+    /* relaxed: the threads that use rw next are started after it (their happens-before) */
+    fastsync__store(&rw->state, (uint64_t)n, memory_order_relaxed);
+}

@@ -13,6 +13,13 @@ void cxx_share_count(fastsync_mutex_t *m, long *counter, long n);
 void cxx_share_post(fastsync_sem_t *s, long n);
 /* Lock m, set *flag, signal c, unlock (the C++ side waits with condition_variable). */
 void cxx_share_notify(fastsync_cond_t *c, fastsync_mutex_t *m, int *flag);
+/* n rounds on rw, each a write (wrlock, ++*a and ++*b, wrunlock) and a read (rdlock, a look
+ * at whether *a == *b, rdunlock). Returns the reads that found them different. */
+long cxx_share_rw(fastsync_rwlock_t *rw, long *a, long *b, long n);
+/* White-box: the number of read locks rw's word says are held, and a free, process-private
+ * rw with no waiter set to n read locks held. */
+unsigned long cxx_share_rw_readers(fastsync_rwlock_t *rw);
+void cxx_share_rw_force_readers(fastsync_rwlock_t *rw, unsigned long n);
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,7 @@ cat > "$dir/use_hpp.cpp" <<'EOC'
 
 static fastsync::mutex gm;
 static fastsync::counting_semaphore<> gs{1};
+static fastsync::shared_mutex gsm;
 
 int main()
 {
@@ -100,6 +101,21 @@ int main()
     bad |= fastsync::wait_any(e, bs, t) != 1 || fastsync::try_wait_any(e, bs) != -1;
     bad |= fastsync::wait_any_for(microseconds(10), t) != -1 || !t.registered();
     t.cancel();
+    fastsync::shared_timed_mutex sm;
+    { std::lock_guard<fastsync::shared_mutex> g(gsm); }
+    gsm.lock_shared();
+    bad |= !gsm.try_lock_shared() || gsm.try_lock();
+    gsm.unlock_shared();
+    gsm.unlock_shared();
+    sm.lock_shared();
+    bad |= !sm.try_lock_shared_for(milliseconds(1)) || sm.try_lock_until(steady_clock::now() + microseconds(10));
+    sm.unlock_shared();
+    sm.unlock_shared();
+    bad |= !sm.try_lock_for(milliseconds(1)) || sm.try_lock_shared_until(system_clock::now());
+    sm.downgrade();
+    bad |= !sm.try_lock_shared() || sm.try_lock();
+    sm.unlock_shared();
+    sm.unlock_shared();
     std::printf("%s\n", bad ? "FAIL" : "fine");
     return bad;
 }

@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: MIT
 # rewrite.sed: a libstdc++ thread test made a test of fastsync.hpp, mechanically (GNU sed).
-# The standard's types become fastsync's; std::unique_lock, lock_guard, scoped_lock,
-# std::lock and std::try_lock stay the standard library's (they are what the fastsync types
-# must work with); std::recursive_mutex and the like, which fastsync does not have, stay
-# too. fastsync.hpp comes before the test's first #include.
-0,/^#include/s|^#include|#include "fastsync.hpp"\n#include|
+# The standard's types become fastsync's; std::unique_lock, shared_lock, lock_guard,
+# scoped_lock, std::lock and std::try_lock stay the standard library's (they are what the
+# fastsync types must work with); std::recursive_mutex and the like, which fastsync does not
+# have, stay too. The headers of the replaced types become fastsync.hpp (which includes
+# <shared_mutex>, so std::shared_lock comes with it); fastsync.hpp comes before the test's
+# first #include in any case.
 s|^#include <semaphore>|#include "fastsync.hpp" // was <semaphore>|
+s|^#include <shared_mutex>|#include "fastsync.hpp" // was <shared_mutex>|
+0,/^#include/{
+  /"fastsync\.hpp"/!s|^#include|#include "fastsync.hpp"\n#include|
+}
 s/\bstd::mutex\b/fastsync::mutex/g
 # an explicit instantiation inside namespace std names the mutex unqualified
-/^ *template class /s/\([<, ]\)mutex\b/\1fastsync::mutex/g
+/^ *template class /s/\([<, ]\)\(shared_timed_mutex\|shared_mutex\|timed_mutex\|mutex\)\b/\1fastsync::\2/g
 s/\bstd::timed_mutex\b/fastsync::timed_mutex/g
+s/\bstd::shared_mutex\b/fastsync::shared_mutex/g
+s/\bstd::shared_timed_mutex\b/fastsync::shared_timed_mutex/g
 s/\bstd::condition_variable\b/fastsync::condition_variable/g
 s/\bstd::condition_variable_any\b/fastsync::condition_variable_any/g
 s/\bstd::counting_semaphore\b/fastsync::counting_semaphore/g
