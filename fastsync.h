@@ -1748,12 +1748,12 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
      * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
      * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
-    for (int i = 0;; i++) {
+    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
         if (fastsync__sem_take_spin(s, v) == 0) return 0;
-        if (!fastsync__spin(i)) break;
+        (void)fastsync__spin(i);
     }
 
     /* register. relaxed: posts read the waiter count from their own RMW on this word, and
@@ -2344,6 +2344,7 @@ FASTSYNC_API void *fastsync__rw_wfutex(fastsync_rwlock_t *rw)
 FASTSYNC_API uint64_t fastsync__rw_handoff(uint64_t v, int *wake)
 {
     *wake = 0;
+    if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) == 0) return v; /* nobody waits */
     if (fastsync__rw_writable(v) && (v & FASTSYNC__RW_WRITERS) != 0) {
         *wake = FASTSYNC__RW_WAKE_WRITER;
         return v + FASTSYNC__RW_WSEQ; /* (wraps at the top of the word) */
@@ -2391,15 +2392,17 @@ FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
  * marked rwait on it would sleep on a free lock (test/rwlock_reader_stale_guess.c). */
 FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v)
 {
-    while (fastsync__rw_readable(*v)) {
-        if (fastsync__rw_readers(*v) == FASTSYNC_RWLOCK_READERS_MAX) return EAGAIN;
+    /* Readable with fewer readers than the maximum, in one compare: wlocked and the writer
+     * count lie above the readers field, so either makes the masked word exceed it. */
+    while ((*v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS | FASTSYNC__RW_READERS)) <
+           FASTSYNC_RWLOCK_READERS_MAX) {
         /* acquire: pairs with the release RMW that last released the write lock
          * (wrunlock, downgrade; later RMWs continue its release sequence). failure relaxed:
          * `*v` is the next guess. */
         if (fastsync__cas_weak(&rw->state, v, *v + 1, memory_order_acquire, memory_order_relaxed))
             return 0;
     }
-    return EBUSY;
+    return fastsync__rw_readable(*v) ? EAGAIN : EBUSY;
 }
 
 FASTSYNC_API int fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw)

@@ -38,8 +38,11 @@
  * cut), and a write on every failed compare-exchange (cas_progress.h). Define MODEL_WORD64
  * when the futex word is the low half of a 64-bit atomic (the semaphore's): GenMC forbids
  * mixed-size accesses, so the model reads the whole word; a harness with words of both sizes
- * names its 64-bit one in model_wide_word instead. Little-endian targets only (the low half
- * is at the word's address). */
+ * names its 64-bit one in model_wide_word instead. A harness that waits on the high half of
+ * a 64-bit word too (the reader-writer lock's writers) names that word in model_wide_word:
+ * a wait on either half then reads the whole word and compares that half's 32 bits.
+ * Little-endian targets only (the low half is at the word's address, the high half 4 bytes
+ * after it). */
 #ifndef FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 #define FASTSYNC_TEST_GENMC_FUTEX_MODEL_H
 
@@ -80,11 +83,15 @@ static __thread bool model_cancel_target;   /* this thread can be cancelled */
 static atomic_int model_deadline_passed;    /* model_time_out() was called */
 
 /* A harness whose futex words come in both sizes (a condition variable's 64-bit word and a
- * mutex's 32-bit one) names the 64-bit one here, before its threads start. */
+ * mutex's 32-bit one), or that waits on both halves of a 64-bit word (the reader-writer
+ * lock), names the 64-bit one here, before its threads start. */
 static void *model_wide_word;
 
 static inline uint32_t model_word(void *word)
 {
+    if (model_wide_word != NULL && word == (char *)model_wide_word + 4) /* its high half */
+        return (uint32_t)(atomic_load_explicit((_Atomic(uint64_t) *)model_wide_word,
+                                               memory_order_relaxed) >> 32);
 #ifdef MODEL_WORD64
     return (uint32_t)atomic_load_explicit((_Atomic(uint64_t) *)word, memory_order_relaxed);
 #else
