@@ -107,21 +107,23 @@
  *   Not a cancellation point (as pthread_mutex_lock); no fairness promised; a thread that
  *   locks a mutex it holds deadlocks (a timed lock times out); any thread may unlock.
  *
- * Reader-writer lock, 8 bytes, writers first: once a writer waits, new readers wait behind
- * it, so a stream of readers never starves a writer (the reverse can happen: see the
- * reader-writer lock section for the order waiters get). A read lock is one CAS, its
- * unlock one more (a load before each), and no syscall unless a thread must sleep; a write
- * lock and its unlock likewise, as the mutex's.
+ * Reader-writer lock, 8 bytes, writers first: once a writer waits (registered, after its
+ * bounded spin), new readers wait behind it, so a stream of readers does not starve a
+ * writer (a stream of writers can starve readers: see the reader-writer lock section for
+ * the order waiters get). A read lock is one CAS, its unlock one more (a load before each),
+ * and no syscall unless a thread must sleep; a write lock and its unlock likewise (the
+ * mutex's lock is one CAS without the load).
  *   int  fastsync_rwlock_init(fastsync_rwlock_t *rw, int flags);     EINVAL: bad flags
- *   int  fastsync_rwlock_destroy(fastsync_rwlock_t *rw);             EBUSY while held or waited on
+ *   int  fastsync_rwlock_destroy(fastsync_rwlock_t *rw);
+ *            EBUSY while held or a waiter is registered (a snapshot, as the others' destroy)
  *   int  fastsync_rwlock_rdlock(fastsync_rwlock_t *rw);              0 or EAGAIN
  *   int  fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw);
  *            EBUSY: a writer holds it or waits for it (where rdlock would block); never
  *            spuriously
  *   int  fastsync_rwlock_timedrdlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic);
  *   int  fastsync_rwlock_clockrdlock(fastsync_rwlock_t *rw, clockid_t clock, const struct timespec *abs);
- *            the read locks: EAGAIN when FASTSYNC_RWLOCK_READERS_MAX (2^30 - 1) read locks
- *            are held already
+ *            the read locks: EAGAIN when FASTSYNC_RWLOCK_READERS_MAX (2^20 - 1, 1 048 575)
+ *            read locks are held already
  *   int  fastsync_rwlock_wrlock(fastsync_rwlock_t *rw);              always 0
  *   int  fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw);           EBUSY when held; never spuriously
  *   int  fastsync_rwlock_timedwrlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic);
@@ -135,9 +137,9 @@
  *            (the section says why, and what to do instead).
  *   FASTSYNC_RWLOCK_INIT  static initializer (process-private)
  *   Not a cancellation point (as pthread_rwlock_*). The owner is not recorded: a thread
- *   that write-locks a lock it holds deadlocks; one that read-locks again a lock it
- *   read-holds deadlocks if a writer started waiting in between (take it once); any thread
- *   may unlock.
+ *   that locks a lock it write-holds, either way, deadlocks (a timed lock times out); one
+ *   that read-locks again a lock it read-holds deadlocks if a writer started waiting in
+ *   between (take it once); any thread may unlock.
  *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
@@ -217,8 +219,9 @@
  *   struct timespec fastsync_deadline_in(uint64_t ns);  now + ns on CLOCK_MONOTONIC, saturating
  *   A NULL deadline or another clock: EINVAL, always. tv_nsec outside [0, 1e9): EINVAL, only
  *   when the call would block. A deadline already past (or tv_sec < 0): ETIMEDOUT without a
- *   syscall, but never when the semaphore, event or mutex could be taken at once. Waits never
- *   return EINTR: a signal is absorbed and the wait goes on to the same deadline.
+ *   syscall, but never when the semaphore, event, mutex or reader-writer lock could be
+ *   taken at once. Waits never return EINTR: a signal is absorbed and the wait goes on to
+ *   the same deadline.
  *
  * Cancellation: a wait that sleeps is a deferred cancellation point, as sem_wait is
  *   (glibc, musl): pthread_cancel acts while the thread sleeps, or as it is about to sleep
@@ -320,7 +323,7 @@
  *     RMW: the next owner may destroy and free it at once. A successful lock
  *     synchronizes-with the unlocks before it (a read lock with the last write unlock or
  *     downgrade, a write lock with every unlock). A writer that gives up at its deadline,
- *     if no other writer waits, lets in the readers it held back.
+ *     if no other writer waits and none holds the lock, lets in the readers it held back.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
  *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
  *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
@@ -347,8 +350,10 @@
  *   - A thread or process that dies holding a mutex leaves it locked for good (no robust
  *     kind: the owner is not recorded); one that dies asleep in lock leaves the word saying
  *     CONTENDED: the next unlock makes one needless FUTEX_WAKE. The same for a
- *     reader-writer lock held either way; a writer that dies registered (asleep in wrlock)
- *     holds readers back for good, as a waiting writer does, and destroy says EBUSY.
+ *     reader-writer lock held either way. A writer that dies registered (asleep in wrlock)
+ *     holds readers back for good, as a waiting writer does: untimed read locks wait for
+ *     good, timed ones time out; every later unlock that frees the lock makes a needless
+ *     FUTEX_WAKE; destroy says EBUSY.
  *   - fork while another thread waits on a private object: in the child the object is a
  *     copy that still counts that waiter, which does not exist there: the costs of a dead
  *     waiter, above.
@@ -370,9 +375,10 @@
  *   32-bit ABI with a 64-bit time_t, futex_time64 is needed only for deadlines past 2038.
  *
  * Configuration (define before the #include)
- *   FASTSYNC_SPIN         bounded spin of a semaphore waiter before it sleeps, in polls
- *                         of the word with a CPU pause; only while no other waiter is
- *                         registered. Default 20; 0 disables (see its definition).
+ *   FASTSYNC_SPIN         bounded spin of a waiter before it sleeps (semaphore, mutex,
+ *                         reader-writer lock), in polls of the word with a CPU pause; only
+ *                         while no other waiter sleeps (each primitive's section says how
+ *                         it tells). Default 20; 0 disables (see its definition).
  *   FASTSYNC_SPIN_YIELDS  then as many polls, each after sched_yield(). Default 16.
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
@@ -2216,15 +2222,19 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *
  * State: one 64-bit atomic word whose two halves are two futex words: readers sleep on its
  * low half, writers on its high half.
- *   bits  0..29  readers  read locks held, 0..FASTSYNC_RWLOCK_READERS_MAX
+ *   bits  0..19  readers  read locks held, 0..FASTSYNC_RWLOCK_READERS_MAX (2^20 - 1)
+ *   bits 20..29  writers  writers registered to sleep (waiting, asleep or about to be),
+ *                         0..FASTSYNC__RW_WRITERS_MAX (1023)
  *   bit  30      rwait    a reader may sleep on the low half: set by a reader before it
  *                         sleeps, cleared by the RMW that lets readers in again, which then
  *                         wakes every reader
  *   bit  31      wlocked  held by a writer (readers is then 0)
  *   bit  32      shared   FASTSYNC_SHARED given at init; never changes afterwards
- *   bits 33..47  writers  writers registered to sleep (waiting, asleep or about to be)
- *   bits 48..63  wseq     the writers' wake count: the RMW that frees the lock while writers
+ *   bits 33..63  wseq     the writers' wake count: the RMW that frees the lock while writers
  *                         are registered adds 1 (wrapping), then wakes one writer
+ * The high half, the writers' futex word, is only the shared bit and wseq, so that wseq has
+ * 31 bits: a writer compares the high half it loaded, and only 2^31 hand-offs between its
+ * load and its sleep bring that value back (the bound, under "No lost wakeup").
  * Readers may enter while the word has neither wlocked nor a registered writer ("readable");
  * a writer while it has neither wlocked nor readers ("writable").
  *
@@ -2259,9 +2269,16 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * No wake needs to reach exactly one thread, nor say how many it woke: any writer a wake
  * reaches looks again, so a wake that Windows delivers to a writer already woken is not
  * lost either.
+ * The bound: a registered writer kept off the CPU between its load and its futex call while
+ * exactly k * 2^31 hand-offs happen (other writers taking and releasing the lock meanwhile;
+ * 2^31 of them take minutes back to back) compares equal and sleeps on a lock that may be
+ * free, holding readers back, until another writer's unlock or its own deadline.
  *
  * Policy: writers first. Once a writer is registered, new readers wait behind it (readers
- * already inside finish). Waiting writers go before waiting readers; among writers there
+ * already inside finish). It registers after its bounded spin, with a CAS: other threads'
+ * RMWs on the word can make that CAS retry (lock-free, not wait-free: a writer could in
+ * theory lose every race to readers coming and going; none was seen to lose more than a
+ * few). Waiting writers go before waiting readers; among writers there
  * is no order (the kernel picks the sleeper a wake reaches, and a writer that arrives as
  * the lock is freed may take it first: barging, as the mutex); waiting readers all enter
  * together once no writer holds the lock or waits. So a steady stream of writers can hold
@@ -2269,15 +2286,15 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * while it holds a read lock deadlocks if a writer registered in between (as in Rust's
  * std and Zig's RwLock; POSIX's pthread_rwlock_rdlock allows it): take the lock once.
  *
- * Spinning, as the mutex (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields), only
- * while nobody sleeps: a writer while no writer is registered, a reader while only a
- * writer's hold (no registered writer, no rwait) keeps it out.
+ * Spinning, as the mutex (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields): a writer
+ * while no writer is registered (readers may sleep behind another writer's hold meanwhile),
+ * a reader while only a writer's hold (no registered writer, no rwait) keeps it out.
  *
  * No upgrade (read to write): two readers that both tried it would each wait for the other
  * to leave. Release the read lock and take the write lock, then check again what was read;
  * or take the write lock from the start and downgrade once the writing is done.
  *
- * A writer count at its maximum (32767 registered) leaves a further writer unregistered:
+ * A writer count at its maximum (1023 registered) leaves a further writer unregistered:
  * it sleeps in slices of FASTSYNC__RW_SLICE_NS (1 ms) and looks again after each (nothing
  * is sure to wake it), still keeping its deadline.
  *
@@ -2302,14 +2319,16 @@ typedef struct fastsync_rwlock {
 #define FASTSYNC_RWLOCK_INIT { 0 }
 #endif
 
-#define FASTSYNC_RWLOCK_READERS_MAX 0x3fffffffu
+#define FASTSYNC_RWLOCK_READERS_MAX 0xfffffu
 #define FASTSYNC__RW_READERS ((uint64_t)FASTSYNC_RWLOCK_READERS_MAX) /* mask; one reader is 1 */
+#define FASTSYNC__RW_WRITER ((uint64_t)1 << 20)            /* one registered writer */
+#define FASTSYNC__RW_WRITERS_MAX 0x3ffu
+#define FASTSYNC__RW_WRITERS ((uint64_t)FASTSYNC__RW_WRITERS_MAX << 20) /* the writer count */
 #define FASTSYNC__RW_RWAIT ((uint64_t)1 << 30)
 #define FASTSYNC__RW_WLOCKED ((uint64_t)1 << 31)
 #define FASTSYNC__RW_SHARED ((uint64_t)1 << 32)
-#define FASTSYNC__RW_WRITER ((uint64_t)1 << 33)            /* one registered writer */
-#define FASTSYNC__RW_WRITERS ((uint64_t)0x7fff << 33)      /* mask of the writer count */
-#define FASTSYNC__RW_WSEQ ((uint64_t)1 << 48)              /* one hand-off to a writer */
+#define FASTSYNC__RW_WSEQ ((uint64_t)1 << 33)              /* one hand-off to a writer */
+#define FASTSYNC__RW_WSEQS (~(uint64_t)0 << 33)            /* the wseq field */
 #define FASTSYNC__RW_SLICE_NS 1000000u
 
 FASTSYNC_API uint32_t fastsync__rw_readers(uint64_t v) { return (uint32_t)(v & FASTSYNC__RW_READERS); }
@@ -2380,7 +2399,7 @@ FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
     /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. Anything but the
      * shared bit and wseq is a holder or a waiter (rwait too, by the invariant above). */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
-    return (v & ~(FASTSYNC__RW_SHARED | (~(uint64_t)0 << 48))) != 0 ? EBUSY : 0;
+    return (v & ~(FASTSYNC__RW_SHARED | FASTSYNC__RW_WSEQS)) != 0 ? EBUSY : 0;
 }
 
 /* A read lock if readers may enter, given *v as a fresh guess of the word; retried while

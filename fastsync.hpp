@@ -69,7 +69,7 @@
  * shared lock only once a writer has started waiting in between. try_lock and
  * try_lock_shared never fail spuriously: try_lock_shared fails only while a writer holds
  * the lock or waits for it (where lock_shared would block), or at the limit below. At
- * FASTSYNC_RWLOCK_READERS_MAX (2^30 - 1) shared locks held, where the C read locks say
+ * FASTSYNC_RWLOCK_READERS_MAX (2^20 - 1) shared locks held, where the C read locks say
  * EAGAIN, nothing throws resource_unavailable_try_again: the standard has the excess
  * readers block until the count falls, so lock_shared tries again after a yield until it
  * gets in, try_lock_shared_for/until likewise until their deadline (then false), and

@@ -1097,7 +1097,7 @@ static void shared_deadlines()
     }
 }
 
-// The reader limit (white-box: 2^30 - 1 shared locks set in the word): the standard has the
+// The reader limit (white-box: 2^20 - 1 shared locks set in the word): the standard has the
 // excess readers block until the count falls, not fail or throw.
 static void shared_limit()
 {

@@ -403,8 +403,10 @@ static inline uint64_t test_rwlock_make(uint32_t readers, bool rwait, bool wlock
     return ((uint64_t)readers & FASTSYNC__RW_READERS) | (rwait ? FASTSYNC__RW_RWAIT : 0) |
            (wlocked ? FASTSYNC__RW_WLOCKED : 0) | (shared ? FASTSYNC__RW_SHARED : 0) |
            (((uint64_t)writers * FASTSYNC__RW_WRITER) & FASTSYNC__RW_WRITERS) |
-           (uint64_t)(wseq & 0xffffu) * FASTSYNC__RW_WSEQ;
+           (((uint64_t)wseq * FASTSYNC__RW_WSEQ) & FASTSYNC__RW_WSEQS);
 }
+/* the largest wseq, before it wraps to 0 */
+#define TEST_RW_WSEQ_MAX ((uint32_t)(FASTSYNC__RW_WSEQS / FASTSYNC__RW_WSEQ))
 
 static inline uint64_t test_rwlock_word(const fastsync_rwlock_t *rw)
 {

@@ -79,8 +79,8 @@ static void basics(void)
     is_int(fastsync_rwlock_destroy(&rw), EBUSY, "destroy with a writer registered on a free lock: EBUSY");
     test_rwlock_force_word(&rw, test_rwlock_make(0, true, false, false, 1, 7));
     is_int(fastsync_rwlock_destroy(&rw), EBUSY, "... and with a reader's rwait too: EBUSY");
-    test_rwlock_force_word(&rw, test_rwlock_make(0, false, false, true, 0, 0xffff));
-    is_int(fastsync_rwlock_destroy(&rw), 0, "destroy with only the shared bit and wseq 0xffff: 0");
+    test_rwlock_force_word(&rw, test_rwlock_make(0, false, false, true, 0, TEST_RW_WSEQ_MAX));
+    is_int(fastsync_rwlock_destroy(&rw), 0, "destroy with only the shared bit and wseq at its maximum: 0");
 
     is_int(fastsync_rwlock_init(&rw, 0), 0, "init(0): 0");
     is_int(test_rwlock_word(&rw), 0, "... the word 0");

@@ -220,7 +220,7 @@ static void run(const char *name, bool pinned, int pairs, double ms)
        name, nreaders, nwriters);
     if (!is_int(bad_ret, 0, "%s, %d+%d: only the expected return codes", name, nreaders, nwriters))
         diag("  last unexpected code: %d", bad_code);
-    is_int(test_rwlock_word(&rw) & ~(~(uint64_t)0 << 48), 0, "%s, %d+%d: nobody holds or waits at the end", name,
+    is_int(test_rwlock_word(&rw) & ~FASTSYNC__RW_WSEQS, 0, "%s, %d+%d: nobody holds or waits at the end", name,
            nreaders, nwriters);
     is_int(fastsync_rwlock_destroy(&rw), 0, "%s, %d+%d: destroy 0", name, nreaders, nwriters);
     free(t);

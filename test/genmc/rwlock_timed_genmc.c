@@ -109,6 +109,6 @@ int main(void)
     assert(data >= 1 && "W2 got in");
 #endif
     uint64_t v = atomic_load_explicit(&rw.state, memory_order_relaxed);
-    assert((v & ~(~(uint64_t)0 << 48)) == 0 && "nothing held, waited or registered");
+    assert((v & ~(FASTSYNC__RW_SHARED | FASTSYNC__RW_WSEQS)) == 0 && "nothing held, waited or registered");
     return 0;
 }
