@@ -141,6 +141,25 @@
  *   that read-locks again a lock it read-holds deadlocks if a writer started waiting in
  *   between (take it once); any thread may unlock.
  *
+ * One-time initialisation, 4 bytes: once done, a call is one acquire load; the first caller
+ * runs the initialiser and the others sleep until it is done (a wake only if one slept).
+ *   int  fastsync_once_init(fastsync_once_t *o, int flags);          EINVAL: bad flags
+ *   int  fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg);   always 0
+ *            fn(arg) in exactly one caller; every call returns after that fn has returned,
+ *            and sees its writes. If fn is cancelled (a cancellation point of its own), the
+ *            once is left as if never called: the next caller runs fn.
+ *   For an initialiser that can fail or throw, the halves:
+ *   int  fastsync_once_begin(fastsync_once_t *o);
+ *            1: the caller must initialise, then commit or abort; 0: done (after sleeping
+ *            while another thread initialised)
+ *   int  fastsync_once_commit(fastsync_once_t *o);   done: wakes the sleepers, who return 0
+ *   int  fastsync_once_abort(fastsync_once_t *o);    not done: one of the sleepers (or the
+ *            next caller) gets 1 and initialises (C++ call_once's rule for an exception)
+ *            commit and abort: EPERM when no initialiser runs (the word unchanged)
+ *   FASTSYNC_ONCE_INIT  static initializer (process-private)
+ *   Not a cancellation point (as pthread_once). fork while another thread initialises: the
+ *   child's callers wait for good (the One-time initialisation section).
+ *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
  *   int  fastsync_cond_init(fastsync_cond_t *c, int flags);           EINVAL: bad flags
@@ -326,6 +345,7 @@
  *     if no other writer waits and none holds the lock, lets in the readers it held back.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
  *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
+ *     sizeof(fastsync_once_t) == 4,
  *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
@@ -2638,6 +2658,180 @@ FASTSYNC_API int fastsync_rwlock_wrunlock(fastsync_rwlock_t *rw)
 FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
 {
     return fastsync__rw_release(rw, FASTSYNC__RW_WLOCKED, FASTSYNC__RW_WLOCKED - 1);
+}
+
+/* ======================================================================================
+ * One-time initialisation
+ *
+ * State: one 32-bit atomic word, which is also the futex word.
+ *   bits 0..1  state   NEW (0: no initialiser has finished), RUNNING (1: an initialiser
+ *                      runs, nobody sleeps), WAITED (2: an initialiser runs, someone may
+ *                      sleep), DONE (3)
+ *   bit  2     shared  FASTSYNC_SHARED given at init; never changes afterwards
+ *
+ * Transitions (each one RMW):
+ *   NEW -> RUNNING          begin: the caller that initialises (CAS)
+ *   RUNNING -> WAITED       begin: a caller about to sleep (CAS)
+ *   RUNNING/WAITED -> DONE  commit (CAS), then a wake of all if it read WAITED
+ *   RUNNING/WAITED -> NEW   abort (CAS), then a wake of all if it read WAITED: the
+ *                           sleepers look again, and one of them initialises
+ * Done: one acquire load, which reads DONE, and nothing else. No lost wakeup: a caller sleeps
+ * only while the word holds WAITED, which its own CAS (or another sleeper's) put there while
+ * the initialiser ran; the initialiser's commit or abort reads WAITED in its CAS and wakes
+ * all. (commit and abort CAS rather than exchange, so that one made with no initialiser
+ * running says EPERM and changes nothing.) A wake only when someone may sleep: RUNNING -> DONE makes none.
+ *
+ * Memory order: commit is a release CAS and every load that can read DONE is acquire:
+ * a caller that returns 0 sees every write of the initialiser. abort is release too and the
+ * begin CAS that takes NEW acquire, so the next initialiser sees what the aborted one left.
+ *
+ * Not a cancellation point (as pthread_once): cancellation is disabled around the sleep.
+ * fastsync_once runs fn with a cleanup handler that aborts, so an initialiser cancelled
+ * inside fn (at a cancellation point of its own) leaves the once NEW, as if never called,
+ * and the next caller initialises (POSIX's rule for pthread_once).
+ * fork while another thread initialises: the child's copy says RUNNING or WAITED and no
+ * thread of the child will commit, so callers in the child wait for good (as for a mutex
+ * held at fork). The thread that forks from inside its own initialiser commits in both.
+ * ====================================================================================== */
+
+typedef struct fastsync_once {
+    FASTSYNC__ATOMIC(uint32_t) state; /* private: use the functions */
+} fastsync_once_t;
+
+#ifdef __cplusplus
+#define FASTSYNC_ONCE_INIT { { 0u } }
+#else
+#define FASTSYNC_ONCE_INIT { 0u }
+#endif
+
+#define FASTSYNC__ONCE_NEW 0u
+#define FASTSYNC__ONCE_RUNNING 1u
+#define FASTSYNC__ONCE_WAITED 2u
+#define FASTSYNC__ONCE_DONE 3u
+#define FASTSYNC__ONCE_STATE 3u  /* mask of the state field */
+#define FASTSYNC__ONCE_SHARED 4u /* process-shared flag */
+
+FASTSYNC_API int fastsync_once_init(fastsync_once_t *o, int flags)
+{
+    if (!fastsync__flags_ok(flags)) return EINVAL;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    fastsync__store(&o->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__ONCE_SHARED : 0u,
+                    memory_order_relaxed);
+    return 0;
+}
+
+/* begin once the first look did not read DONE: initialise (1) or wait for the initialiser
+ * (0, once DONE). `v` is that look. */
+FASTSYNC__COLD int fastsync__once_begin_slow(fastsync_once_t *o, uint32_t v)
+{
+#if FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
+    int r;
+    for (;;) {
+        uint32_t state = v & FASTSYNC__ONCE_STATE;
+        if (state == FASTSYNC__ONCE_DONE) {
+            r = 0;
+            break;
+        }
+        if (state == FASTSYNC__ONCE_NEW) {
+            /* acquire: pairs with the release CAS of an abort, so that this initialiser
+             * sees what an aborted one left. failure acquire: `v` may read DONE, and then
+             * pairs with commit's release CAS. */
+            if (fastsync__cas_weak(&o->state, &v, v | FASTSYNC__ONCE_RUNNING,
+                                   memory_order_acquire, memory_order_acquire)) {
+                r = 1;
+                break;
+            }
+            continue;
+        }
+        if (state == FASTSYNC__ONCE_RUNNING) {
+            /* failure acquire: as above. Success acquire only because C11 allows no
+             * failure order stronger than the success order: WAITED publishes nothing, and
+             * commit and abort read it with their RMW. */
+            if (!fastsync__cas_weak(&o->state, &v, v + (FASTSYNC__ONCE_WAITED - FASTSYNC__ONCE_RUNNING),
+                                    memory_order_acquire, memory_order_acquire))
+                continue;
+            v += FASTSYNC__ONCE_WAITED - FASTSYNC__ONCE_RUNNING;
+        }
+        (void)fastsync__wait(FASTSYNC__FUTEX_ADDR(&o->state), v, (v & FASTSYNC__ONCE_SHARED) != 0,
+                             CLOCK_MONOTONIC, NULL);
+        /* acquire: a DONE read here pairs with commit's release CAS. */
+        v = fastsync__load(&o->state, memory_order_acquire);
+    }
+#if FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
+    return r;
+}
+
+FASTSYNC_API int fastsync_once_begin(fastsync_once_t *o)
+{
+    /* acquire: pairs with commit's release CAS: a caller that reads DONE sees every write
+     * the initialiser made before it committed. */
+    uint32_t v = fastsync__load(&o->state, memory_order_acquire);
+    if ((v & FASTSYNC__ONCE_STATE) == FASTSYNC__ONCE_DONE) return 0;
+    return fastsync__once_begin_slow(o, v);
+}
+
+/* commit (to DONE) or abort (to NEW): only from RUNNING or WAITED (else EPERM, the word
+ * unchanged), then a wake of all if someone may sleep. */
+FASTSYNC__COLD int fastsync__once_end(fastsync_once_t *o, uint32_t to)
+{
+    /* relaxed: a guess for the CAS. */
+    uint32_t v = fastsync__load(&o->state, memory_order_relaxed);
+    do {
+        uint32_t state = v & FASTSYNC__ONCE_STATE;
+        if (state != FASTSYNC__ONCE_RUNNING && state != FASTSYNC__ONCE_WAITED) return EPERM;
+        /* release: pairs with the acquire loads and CAS failures that read DONE (commit),
+         * and with the acquire CAS that takes NEW (abort). failure relaxed: the next guess. */
+    } while (!fastsync__cas_weak(&o->state, &v, (v & FASTSYNC__ONCE_SHARED) | to,
+                                 memory_order_release, memory_order_relaxed));
+    /* From here on `o` may be freed by a caller that read DONE: only its address is used. */
+    if ((v & FASTSYNC__ONCE_STATE) == FASTSYNC__ONCE_WAITED)
+        fastsync__wake(FASTSYNC__FUTEX_ADDR(&o->state), INT_MAX, (v & FASTSYNC__ONCE_SHARED) != 0);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_once_commit(fastsync_once_t *o)
+{
+    return fastsync__once_end(o, FASTSYNC__ONCE_DONE);
+}
+
+FASTSYNC_API int fastsync_once_abort(fastsync_once_t *o)
+{
+    return fastsync__once_end(o, FASTSYNC__ONCE_NEW);
+}
+
+#if FASTSYNC__CANCEL
+/* The cleanup of an initialiser cancelled inside fn: as if fastsync_once was never called. */
+FASTSYNC__COLD void fastsync__once_cancelled(void *o)
+{
+    (void)fastsync_once_abort((fastsync_once_t *)o);
+}
+
+/* fn(arg) with that cleanup pushed. */
+FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME void fastsync__once_call(fastsync_once_t *o, void (*fn)(void *),
+                                                                void *arg)
+{
+    pthread_cleanup_push(fastsync__once_cancelled, o);
+    fn(arg);
+    pthread_cleanup_pop(0);
+}
+#endif
+
+FASTSYNC_API int fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg)
+{
+    if (fastsync_once_begin(o) == 1) {
+#if FASTSYNC__CANCEL
+        fastsync__once_call(o, fn, arg);
+#else
+        fn(arg);
+#endif
+        (void)fastsync_once_commit(o);
+    }
+    return 0;
 }
 
 /* ======================================================================================
