@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fastsync.h - fast semaphore, manual-reset event, mutex, reader-writer lock and condition
- * variable on C11 atomics and wait-on-address.
+/* fastsync.h - fast semaphore, manual-reset event, mutex, reader-writer lock, condition
+ * variable, one-time initialisation, latch and barrier on C11 atomics and wait-on-address.
  *
  * One header, no library to link, no allocation, no global state. Copy it into a project
  * (or use it as the meson subproject `fastsync`). Every function stays in user space
@@ -160,6 +160,48 @@
  *   Not a cancellation point (as pthread_once). fork while another thread initialises: the
  *   child's callers wait for good (the One-time initialisation section).
  *
+ * Latch, 4 bytes: a count that threads count down and any number of threads wait for to
+ * reach 0 (C++ std::latch), or, with add, a wait group (Go's sync.WaitGroup). A count_down is
+ * one CAS, and makes a FUTEX_WAKE only when it opens the latch with a thread asleep.
+ *   int  fastsync_latch_init(fastsync_latch_t *l, unsigned count, int flags);
+ *            EINVAL: count > FASTSYNC_LATCH_MAX (2^21 - 1), or bad flags
+ *   int  fastsync_latch_destroy(fastsync_latch_t *l);    EBUSY while a waiter is registered
+ *   int  fastsync_latch_count_down(fastsync_latch_t *l, unsigned n);
+ *            count -= n; EINVAL if n is above the count (nothing changes). The thread whose
+ *            count_down opens the latch (or any thread that saw it open) may free it at once
+ *            when nobody waits: the call uses only its address after its one RMW
+ *   int  fastsync_latch_add(fastsync_latch_t *l, unsigned n);
+ *            count += n; EOVERFLOW above FASTSYNC_LATCH_MAX; EINVAL when the count is 0 and
+ *            threads are still registered in waits (an add for the next use of the latch
+ *            must come after every wait on the last one has returned, as Go's rule). From
+ *            0 with nobody waiting it reopens the latch
+ *   int  fastsync_latch_wait(fastsync_latch_t *l);       always 0
+ *   int  fastsync_latch_trywait(const fastsync_latch_t *l);   EAGAIN while the count is above 0
+ *   int  fastsync_latch_timedwait(fastsync_latch_t *l, const struct timespec *abs_monotonic);
+ *   int  fastsync_latch_clockwait(fastsync_latch_t *l, clockid_t clock, const struct timespec *abs);
+ *            0 once the count is 0: everything the counters did before their count_down
+ *            happens before the return. Waits are cancellation points (a cancelled waiter
+ *            deregisters); any number of threads may wait (beyond 1023 at once, the others
+ *            look every 1 ms). A latch may be freed once every wait on it has returned.
+ *   FASTSYNC_LATCH_INIT  static initializer: count 0 (a wait group before its first add)
+ *   A latch entry for wait_any: fastsync_wait_latch (below).
+ *
+ * Barrier, 12 bytes: count threads meet; cyclic (pthread_barrier_t).
+ *   int  fastsync_barrier_init(fastsync_barrier_t *b, unsigned count, int flags);
+ *            EINVAL: count 0 or above FASTSYNC_BARRIER_MAX (2^20 - 1), or bad flags
+ *   int  fastsync_barrier_wait(fastsync_barrier_t *b);
+ *            returns once count threads have called it in this round: FASTSYNC_BARRIER_SERIAL
+ *            (-1, as PTHREAD_BARRIER_SERIAL_THREAD) in exactly one of them, 0 in the others;
+ *            everything each did before its call happens before every return. The next
+ *            round begins at once. Two RMWs per thread per round (a third to sleep), a
+ *            FUTEX_WAKE per round only if a thread slept. Not a cancellation point (as
+ *            pthread_barrier_wait). More than count threads in one round: undefined.
+ *   int  fastsync_barrier_destroy(fastsync_barrier_t *b);
+ *            EBUSY while a round is in progress (a thread has arrived); else it waits
+ *            (yielding) until every thread released by the last round has finished with
+ *            the object, and returns 0: the memory may be freed then, as soon as any
+ *            thread's last wait has returned (EBUSY after a second in which none did).
+ *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
  *   int  fastsync_cond_init(fastsync_cond_t *c, int flags);           EINVAL: bad flags
@@ -205,12 +247,14 @@
  *   variable section says why); signal and broadcast may be called with or without any
  *   mutex held.
  *
- * Waiting for any of several objects: up to FASTSYNC_WAIT_ANY_MAX (64) semaphores, events and
- * condition variable tickets at once; the lowest ready index wins (ready when the wait's
+ * Waiting for any of several objects: up to FASTSYNC_WAIT_ANY_MAX (64) semaphores, events,
+ * latches and condition variable tickets at once; the lowest ready index wins (ready when the wait's
  * look, which reads them in index order, reaches it), and only it changes state.
  *   fastsync_wait_entry_t fastsync_wait_sem(fastsync_sem_t *s);       an entry: a token
  *   fastsync_wait_entry_t fastsync_wait_event(fastsync_event_t *e);   the event set (or set
  *                                  since the wait began); reported, not reset
+ *   fastsync_wait_entry_t fastsync_wait_latch(fastsync_latch_t *l);   the count 0; reported,
+ *                                  not changed
  *   fastsync_wait_entry_t fastsync_wait_ticket(fastsync_cond_t *c, fastsync_cond_ticket_t *t);
  *                                  t registered (fastsync_cond_register): a signal or
  *                                  broadcast for it, claimed as await would (t deregistered)
@@ -1473,6 +1517,21 @@ FASTSYNC__COLD int fastsync__wait_slice(void *word, uint32_t expected, int share
     return abstime != NULL && fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
 }
 
+/* An untimed sleep that is not a cancellation point (once, barrier: as pthread_once and
+ * pthread_barrier_wait): cancellation is disabled around the sleep only, so a wait that never
+ * sleeps makes no pthread_setcancelstate calls (glibc's are two RMWs). */
+FASTSYNC__COLD void fastsync__wait_uncancellable(void *word, uint32_t expected, int shared)
+{
+#if FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
+    (void)fastsync__wait(word, expected, shared, CLOCK_MONOTONIC, NULL);
+#if FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
+}
+
 /* ======================================================================================
  * Deadlines
  * ====================================================================================== */
@@ -1507,6 +1566,40 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;
     if (FASTSYNC__SEC_NEGATIVE(abstime->tv_sec)) return ETIMEDOUT;
     return fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+}
+
+#ifndef FASTSYNC__DESTROY_NS
+#define FASTSYNC__DESTROY_NS 1000000000u /* a destroy's limit without progress; 0 (a GenMC
+                                          * harness): none, and no yield: a plain spin */
+#endif
+
+/* A destroy's wait for the threads that a condition variable or a barrier released and that
+ * still use the object: `left` counts them down, each with a release RMW that is its last
+ * access; `first` is the caller's acquire load of it. 0 once it reads 0 (acquire: every
+ * such thread's last access happens before the return, so the memory may be freed); EBUSY
+ * as soon as busy(obj) says the object is in use again (misuse), or after
+ * FASTSYNC__DESTROY_NS in which the count did not fall (one of them died). Yields between
+ * looks. */
+FASTSYNC__COLD int fastsync__drain(FASTSYNC__ATOMIC(uint32_t) *left, uint32_t first,
+                                   int (*busy)(void *), void *obj)
+{
+#if FASTSYNC__DESTROY_NS > 0
+    struct timespec limit = fastsync_deadline_in(FASTSYNC__DESTROY_NS);
+#endif
+    while (first != 0) {
+        if (busy(obj)) return EBUSY;
+#if FASTSYNC__DESTROY_NS > 0
+        if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died */
+        fastsync__yield();
+#endif
+        /* acquire: as the caller's first load. */
+        uint32_t now = fastsync__load(left, memory_order_acquire);
+#if FASTSYNC__DESTROY_NS > 0
+        if (now < first) limit = fastsync_deadline_in(FASTSYNC__DESTROY_NS);
+#endif
+        first = now;
+    }
+    return 0;
 }
 
 /* ======================================================================================
@@ -2685,7 +2778,8 @@ FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
  * a caller that returns 0 sees every write of the initialiser. abort is release too and the
  * begin CAS that takes NEW acquire, so the next initialiser sees what the aborted one left.
  *
- * Not a cancellation point (as pthread_once): cancellation is disabled around the sleep.
+ * Not a cancellation point (as pthread_once): cancellation is disabled around the sleep
+ * (fastsync__wait_uncancellable).
  * fastsync_once runs fn with a cleanup handler that aborts, so an initialiser cancelled
  * inside fn (at a cancellation point of its own) leaves the once NEW, as if never called,
  * and the next caller initialises (POSIX's rule for pthread_once).
@@ -2694,7 +2788,7 @@ FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
  * held at fork). The thread that forks from inside its own initialiser commits in both.
  * ====================================================================================== */
 
-typedef struct fastsync_once {
+typedef struct fastsync_once_word {
     FASTSYNC__ATOMIC(uint32_t) state; /* private: use the functions */
 } fastsync_once_t;
 
@@ -2724,10 +2818,6 @@ FASTSYNC_API int fastsync_once_init(fastsync_once_t *o, int flags)
  * (0, once DONE). `v` is that look. */
 FASTSYNC__COLD int fastsync__once_begin_slow(fastsync_once_t *o, uint32_t v)
 {
-#if FASTSYNC__CANCEL
-    int cancel;
-    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-#endif
     int r;
     for (;;) {
         uint32_t state = v & FASTSYNC__ONCE_STATE;
@@ -2755,14 +2845,10 @@ FASTSYNC__COLD int fastsync__once_begin_slow(fastsync_once_t *o, uint32_t v)
                 continue;
             v += FASTSYNC__ONCE_WAITED - FASTSYNC__ONCE_RUNNING;
         }
-        (void)fastsync__wait(FASTSYNC__FUTEX_ADDR(&o->state), v, (v & FASTSYNC__ONCE_SHARED) != 0,
-                             CLOCK_MONOTONIC, NULL);
+        fastsync__wait_uncancellable(FASTSYNC__FUTEX_ADDR(&o->state), v, (v & FASTSYNC__ONCE_SHARED) != 0);
         /* acquire: a DONE read here pairs with commit's release CAS. */
         v = fastsync__load(&o->state, memory_order_acquire);
     }
-#if FASTSYNC__CANCEL
-    (void)pthread_setcancelstate(cancel, &cancel);
-#endif
     return r;
 }
 
@@ -2832,6 +2918,383 @@ FASTSYNC_API int fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg
         (void)fastsync_once_commit(o);
     }
     return 0;
+}
+
+/* ======================================================================================
+ * Latch
+ *
+ * State: one 32-bit atomic word, which is also the futex word.
+ *   bits  0..20  count    0..FASTSYNC_LATCH_MAX (2^21 - 1); the latch is open at 0
+ *   bits 21..30  waiters  threads registered to sleep (0..FASTSYNC__LATCH_WAITERS_MAX, 1023)
+ *   bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *
+ * Transitions (each one RMW on the word):
+ *   count_down  count -= n (CAS: n above the count is EINVAL and changes nothing), then a
+ *               wake of all if it made the count 0 with waiters > 0
+ *   add         count += n (CAS: EINVAL from 0 while waiters > 0; EOVERFLOW above the max)
+ *   register    waiters += 1, only while count > 0 (CAS), before the first sleep
+ *   leave       waiters -= 1, once the waiter saw the count 0, timed out or was cancelled
+ * No lost wakeup: a waiter sleeps only on a value that has its own registration and a count
+ * above 0; the count_down that makes the count 0 comes after that registration in the
+ * word's order, reads waiters > 0 in its own RMW and wakes every sleeper; a wake that comes
+ * before the sleep finds the word changed and the sleep does not start. No wake is sent when
+ * nobody registered: a latch whose waiters all came after it opened costs its counters one
+ * CAS each and nothing else.
+ * Destroy-safety: the count_down that opens the latch uses only the word's address after
+ * its CAS (the wake), so a thread that sees the latch open may free it; a waiter leaves
+ * (its last access) before its wait returns, so the latch may be freed once every wait on
+ * it has returned.
+ * Waiters beyond 1023 (registration would overflow the field) do not register: each sleeps
+ * in slices of 1 ms on CLOCK_MONOTONIC and looks again after each (a count_down's wake
+ * still reaches it if it is asleep then), so it sees the latch open at most a slice late.
+ *
+ * Memory order: count_down's CAS is release and every load or RMW that can read the count 0
+ * and return is acquire: every count_down is a release RMW, and the RMWs after it on the
+ * word (count-downs, registrations, leaves) continue its release sequence, so a waiter that
+ * reads 0 sees what every counter did before its count_down. add, register and leave are
+ * relaxed (register acquire on failure, which may read the count 0): they publish nothing (add only lets more count-downs be needed; the waiter
+ * count only decides whether the opening count_down wakes, and it reads it from its own
+ * RMW, totally ordered with theirs).
+ *
+ * wait_any: a latch entry is ready while the count is 0 (reported, not consumed); a wait
+ * that sleeps registers on each latch as a waiter and leaves each one it registered on
+ * before it returns (the winner too).
+ * ====================================================================================== */
+
+typedef struct fastsync_latch {
+    FASTSYNC__ATOMIC(uint32_t) state; /* private: use the functions */
+} fastsync_latch_t;
+
+#define FASTSYNC_LATCH_MAX 0x1FFFFFu /* 2^21 - 1 */
+
+#ifdef __cplusplus
+#define FASTSYNC_LATCH_INIT { { 0u } }
+#else
+#define FASTSYNC_LATCH_INIT { 0u }
+#endif
+
+#define FASTSYNC__LATCH_COUNT FASTSYNC_LATCH_MAX
+#define FASTSYNC__LATCH_WAITER 0x00200000u
+#define FASTSYNC__LATCH_WAITERS 0x7FE00000u
+#define FASTSYNC__LATCH_WAITERS_MAX 1023u
+#define FASTSYNC__LATCH_SHARED 0x80000000u
+#define FASTSYNC__LATCH_SLICE_NS 1000000u /* an unregistered waiter's slice */
+
+FASTSYNC_API uint32_t fastsync__latch_count(uint32_t v) { return v & FASTSYNC__LATCH_COUNT; }
+FASTSYNC_API uint32_t fastsync__latch_waiters(uint32_t v)
+{
+    return (v & FASTSYNC__LATCH_WAITERS) / FASTSYNC__LATCH_WAITER;
+}
+FASTSYNC_API int fastsync__latch_shared(uint32_t v) { return (v & FASTSYNC__LATCH_SHARED) != 0; }
+
+FASTSYNC_API int fastsync_latch_init(fastsync_latch_t *l, unsigned count, int flags)
+{
+    if (!fastsync__flags_ok(flags) || count > FASTSYNC_LATCH_MAX) return EINVAL;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    fastsync__store(&l->state, (uint32_t)count | ((flags & FASTSYNC_SHARED) ? FASTSYNC__LATCH_SHARED : 0u),
+                    memory_order_relaxed);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_latch_destroy(fastsync_latch_t *l)
+{
+    /* relaxed: a snapshot (EBUSY while a waiter is registered). A waiter's last access is
+     * its leave, before its wait returns: the caller frees the latch once it knows, by its
+     * own synchronization, that every wait has returned. */
+    return fastsync__latch_waiters(fastsync__load(&l->state, memory_order_relaxed)) ? EBUSY : 0;
+}
+
+FASTSYNC_API int fastsync_latch_count_down(fastsync_latch_t *l, unsigned n)
+{
+    if (n == 0) return 0;
+    /* relaxed: a guess for the CAS. */
+    uint32_t v = fastsync__load(&l->state, memory_order_relaxed);
+    do {
+        if (n > fastsync__latch_count(v)) return EINVAL; /* below 0: nothing changed */
+        /* release: pairs with the acquire loads and RMWs of the waiters that read the count
+         * 0 (this CAS heads a release sequence that every later RMW on the word continues).
+         * failure relaxed: the next guess. */
+    } while (!fastsync__cas_weak(&l->state, &v, v - n, memory_order_release, memory_order_relaxed));
+    /* From here on `l` may be freed by a thread that saw it open: only its address is used. */
+    if (fastsync__latch_count(v) == n && fastsync__latch_waiters(v) != 0)
+        fastsync__wake(FASTSYNC__FUTEX_ADDR(&l->state), INT_MAX, fastsync__latch_shared(v));
+    return 0;
+}
+
+FASTSYNC_API int fastsync_latch_add(fastsync_latch_t *l, unsigned n)
+{
+    if (n == 0) return 0;
+    /* relaxed: a guess for the CAS. */
+    uint32_t v = fastsync__load(&l->state, memory_order_relaxed);
+    do {
+        uint32_t count = fastsync__latch_count(v);
+        if (count == 0 && fastsync__latch_waiters(v) != 0) return EINVAL; /* waits not over */
+        if (n > FASTSYNC_LATCH_MAX - count) return EOVERFLOW;
+        /* relaxed: an add publishes nothing (see the section's memory order). */
+    } while (!fastsync__cas_weak(&l->state, &v, v + n, memory_order_relaxed, memory_order_relaxed));
+    return 0;
+}
+
+FASTSYNC_API int fastsync_latch_trywait(const fastsync_latch_t *l)
+{
+    /* acquire: pairs with the release CAS of every count_down (see the memory order). */
+    return fastsync__latch_count(fastsync__load(&l->state, memory_order_acquire)) == 0 ? 0 : EAGAIN;
+}
+
+/* register: waiters += 1 while the count is above 0. Returns 1 (registered; *v the word it
+ * made), 0 (the count is 0: *v read with acquire) or -1 (the field is full: *v the word). */
+FASTSYNC_API int fastsync__latch_join(fastsync_latch_t *l, uint32_t *v)
+{
+    for (;;) {
+        if (fastsync__latch_count(*v) == 0) return 0;
+        if (fastsync__latch_waiters(*v) == FASTSYNC__LATCH_WAITERS_MAX) return -1;
+        /* failure acquire: *v may read the count 0, and the wait return. Success acquire
+         * only because C11 allows no failure order stronger than the success order: the
+         * count_down that opens the latch reads the registration from its own RMW. */
+        if (fastsync__cas_weak(&l->state, v, *v + FASTSYNC__LATCH_WAITER, memory_order_acquire,
+                               memory_order_acquire)) {
+            *v += FASTSYNC__LATCH_WAITER;
+            return 1;
+        }
+    }
+}
+
+FASTSYNC__COLD void fastsync__latch_cancelled(void *l)
+{
+    /* leave. relaxed: the waiter count orders nothing (see the memory order). */
+    (void)fastsync__fetch_sub(&((fastsync_latch_t *)l)->state, FASTSYNC__LATCH_WAITER,
+                              memory_order_relaxed);
+}
+
+/* The sleep of a waiter that registered (joined 1; v: the word its registration made) or
+ * found the field full (joined -1; v: the word it read), until the count is 0 or the
+ * deadline (abstime NULL: none). Returns 0 or ETIMEDOUT. */
+FASTSYNC__COLD int fastsync__latch_sleep(fastsync_latch_t *l, uint32_t v, int joined, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+    const int shared = fastsync__latch_shared(v);
+    void *word = FASTSYNC__FUTEX_ADDR(&l->state);
+    for (;;) {
+        int r;
+        if (joined == 1)
+            r = fastsync__wait(word, v, shared, clock, abstime);
+        else
+            r = fastsync__wait_slice(word, v, shared, FASTSYNC__LATCH_SLICE_NS, clock, abstime, NULL);
+        /* acquire: pairs with the release CAS of every count_down. */
+        v = fastsync__load(&l->state, memory_order_acquire);
+        if (fastsync__latch_count(v) == 0) {
+            /* leave. relaxed: the load above has the acquire. */
+            if (joined == 1)
+                (void)fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_relaxed);
+            return 0;
+        }
+        if (r == ETIMEDOUT) {
+            if (joined != 1) return ETIMEDOUT;
+            /* leave. acquire: its own value may show the count 0 after all (then 0, not
+             * ETIMEDOUT: the latch is open when the wait returns). */
+            v = fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_acquire);
+            return fastsync__latch_count(v) == 0 ? 0 : ETIMEDOUT;
+        }
+    }
+}
+
+#if FASTSYNC__CANCEL
+/* fastsync__latch_sleep of a registered waiter with fastsync__latch_cancelled (leave) as
+ * its cancellation cleanup. */
+FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__latch_sleep_cancellable(
+    fastsync_latch_t *l, uint32_t v, clockid_t clock, const struct timespec *abstime)
+{
+    int r;
+    pthread_cleanup_push(fastsync__latch_cancelled, l);
+    r = fastsync__latch_sleep(l, v, 1, clock, abstime);
+    pthread_cleanup_pop(0);
+    return r;
+}
+#endif
+
+/* Every wait once the count was seen above 0 in `v`: register, then sleep. */
+FASTSYNC__COLD int fastsync__latch_wait_slow(fastsync_latch_t *l, uint32_t v, clockid_t clock,
+                                             const struct timespec *abstime)
+{
+    int joined = fastsync__latch_join(l, &v);
+    if (joined == 0) return 0;
+#if FASTSYNC__CANCEL
+    if (joined == 1) return fastsync__latch_sleep_cancellable(l, v, clock, abstime);
+#endif
+    return fastsync__latch_sleep(l, v, joined, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_latch_wait(fastsync_latch_t *l)
+{
+    /* acquire: pairs with the release CAS of every count_down. */
+    uint32_t v = fastsync__load(&l->state, memory_order_acquire);
+    if (fastsync__latch_count(v) == 0) return 0;
+    return fastsync__latch_wait_slow(l, v, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_latch_clockwait(fastsync_latch_t *l, clockid_t clock,
+                                          const struct timespec *abstime)
+{
+    int r = fastsync__clock_args(clock, abstime);
+    if (r != 0) return r;
+    /* acquire: pairs with the release CAS of every count_down. */
+    uint32_t v = fastsync__load(&l->state, memory_order_acquire);
+    if (fastsync__latch_count(v) == 0) return 0;
+    r = fastsync__deadline_check(clock, abstime);
+    if (r != 0) return r;
+    return fastsync__latch_wait_slow(l, v, clock, abstime);
+}
+
+FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct timespec *abs_monotonic)
+{
+    return fastsync_latch_clockwait(l, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+/* ======================================================================================
+ * Barrier
+ *
+ * State: three 32-bit words.
+ *   `state`, atomic, the futex word:
+ *     bits  0..19  arrived  threads that have arrived in the current round (0..count)
+ *     bit  20      slept    a thread of the current round may sleep: the round's end wakes
+ *     bits 21..30  round    the round's number, mod 2^10
+ *     bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   `leaving`, atomic: threads released by the last round that have not finished with the
+ *     object (set by the serial thread, counted down by the others)
+ *   `count`, plain: the threads per round, set by init, only read afterwards
+ *
+ * A round (every transition one RMW on `state`, except where said):
+ *   arrive      arrived += 1 (fetch_add). The thread that makes it `count` is the serial one:
+ *               it stores leaving = count - 1, then ends the round with one CAS
+ *               (arrived 0, slept 0, round + 1), and wakes all if that CAS read `slept`.
+ *   wait        every other thread polls `state` until the round number moves (bounded
+ *               spin as the mutex's), then sets `slept` (CAS) and sleeps on the word while
+ *               it holds the value with `slept`; then leaving -= 1 (its last access).
+ * So a thread makes two RMWs per round (the arrival, and the end or leaving -= 1), a third
+ * only to sleep, and a round's end makes a wake only if someone set `slept`.
+ * No lost wakeup: a sleeper sleeps on a value with its own round number and `slept`, which
+ * only the end of the round changes; that end's CAS comes after the `slept` CAS in the
+ * word's order, reads it and wakes; a wake before the sleep finds the word changed.
+ * Rounds do not mix: a thread of round r cannot see round r+1 end before it arrives in r+1
+ * (r+1 needs `count` arrivals, its own among them), so a sleeper's round number cannot come
+ * back (10 bits are more than enough: one would do), and `leaving` of round r is 0 before
+ * the serial thread of r+1 stores it: each thread's leaving -= 1 comes before its next
+ * arrival, which the serial thread's arrival reads (acquire).
+ * Destroy-safety: the serial thread uses only the word's address after its CAS (the wake).
+ * The others still read `state` and write `leaving` after the round ended: destroy waits
+ * (yielding) until `leaving` is 0, after which no thread of the round touches the object;
+ * EBUSY while a round is in progress (arrived > 0), and after a second with no thread
+ * leaving (one died).
+ *
+ * Memory order: the arrival is acq_rel and the end's CAS release: every thread's arrival is
+ * a release RMW whose release sequence the later RMWs on `state` continue, so the serial
+ * thread's arrival (acquire) sees what every thread did before its wait, and its end
+ * (release) passes that on, with its own writes, to every thread whose load reads the
+ * round moved (acquire). `slept` publishes nothing. leaving -= 1 is
+ * release, destroy's load acquire: a destroy that returns 0 comes after every thread's
+ * last access. The serial thread's store of `leaving` is relaxed: the end's release CAS
+ * publishes it to the threads that count it down, and destroy in another thread comes
+ * after that thread's own wait.
+ *
+ * Not a cancellation point (as pthread_barrier_wait: a cancelled thread would leave its
+ * round short for ever): cancellation is disabled around the sleep
+ * (fastsync__wait_uncancellable).
+ * fork: a child's barrier is the parent's at the fork; only the forking thread exists in
+ * the child, so a barrier whose round has begun cannot end there.
+ * ====================================================================================== */
+
+typedef struct fastsync_barrier {
+    FASTSYNC__ATOMIC(uint32_t) state;   /* private: use the functions */
+    FASTSYNC__ATOMIC(uint32_t) leaving; /* private */
+    uint32_t count;                     /* private */
+} fastsync_barrier_t;
+
+#define FASTSYNC_BARRIER_MAX 0xFFFFFu /* 2^20 - 1 threads per round */
+#define FASTSYNC_BARRIER_SERIAL (-1)  /* as PTHREAD_BARRIER_SERIAL_THREAD */
+
+#define FASTSYNC__BAR_ARRIVED 0x000FFFFFu
+#define FASTSYNC__BAR_SLEPT 0x00100000u
+#define FASTSYNC__BAR_ROUND 0x7FE00000u
+#define FASTSYNC__BAR_ROUND_ONE 0x00200000u
+#define FASTSYNC__BAR_SHARED 0x80000000u
+
+
+FASTSYNC_API int fastsync__bar_shared(uint32_t v) { return (v & FASTSYNC__BAR_SHARED) != 0; }
+
+FASTSYNC_API int fastsync_barrier_init(fastsync_barrier_t *b, unsigned count, int flags)
+{
+    if (!fastsync__flags_ok(flags) || count == 0 || count > FASTSYNC_BARRIER_MAX) return EINVAL;
+    /* relaxed: the caller publishes the object with its own happens-before. */
+    fastsync__store(&b->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__BAR_SHARED : 0u, memory_order_relaxed);
+    fastsync__store(&b->leaving, 0u, memory_order_relaxed);
+    b->count = (uint32_t)count;
+    return 0;
+}
+
+/* fastsync__drain's busy test: a thread has arrived (a round began while threads of the last
+ * one were still leaving: misuse). relaxed: a snapshot. */
+FASTSYNC__COLD int fastsync__barrier_busy(void *b)
+{
+    return (fastsync__load(&((fastsync_barrier_t *)b)->state, memory_order_relaxed) & FASTSYNC__BAR_ARRIVED) != 0;
+}
+
+FASTSYNC_API int fastsync_barrier_destroy(fastsync_barrier_t *b)
+{
+    if (fastsync__barrier_busy(b)) return EBUSY; /* a round is in progress */
+    /* acquire: pairs with each leaving thread's release RMW, its last access. */
+    uint32_t left = fastsync__load(&b->leaving, memory_order_acquire);
+    return left == 0 ? 0 : fastsync__drain(&b->leaving, left, fastsync__barrier_busy, b);
+}
+
+/* A thread that is not the round's last: wait until the round `v` shows has ended. */
+FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint32_t v)
+{
+    const uint32_t round = v & FASTSYNC__BAR_ROUND;
+    for (int i = 0;; i++) {
+        /* acquire: a moved round pairs with the end's release CAS. */
+        v = fastsync__load(&b->state, memory_order_acquire);
+        if ((v & FASTSYNC__BAR_ROUND) != round || !fastsync__spin(i)) break;
+    }
+    while ((v & FASTSYNC__BAR_ROUND) == round) {
+        if (!(v & FASTSYNC__BAR_SLEPT)) {
+            /* set `slept`. failure acquire: the fresh value may show the round moved. Success
+             * acquire only because C11 allows no failure order stronger than the success
+             * order: `slept` publishes nothing, and the end reads it in its own CAS. */
+            if (!fastsync__cas_weak(&b->state, &v, v | FASTSYNC__BAR_SLEPT, memory_order_acquire,
+                                    memory_order_acquire))
+                continue;
+            v |= FASTSYNC__BAR_SLEPT;
+        }
+        fastsync__wait_uncancellable(FASTSYNC__FUTEX_ADDR(&b->state), v, fastsync__bar_shared(v));
+        /* acquire: as above. */
+        v = fastsync__load(&b->state, memory_order_acquire);
+    }
+}
+
+FASTSYNC_API int fastsync_barrier_wait(fastsync_barrier_t *b)
+{
+    const uint32_t count = b->count;
+    /* arrive. acq_rel: release, what this thread did comes before the round's end; acquire,
+     * the serial thread sees what every thread did (see the memory order). */
+    uint32_t v = fastsync__fetch_add(&b->state, 1u, memory_order_acq_rel) + 1u;
+    if ((v & FASTSYNC__BAR_ARRIVED) != count) {
+        fastsync__barrier_sleep(b, v);
+        /* leave: the last access. release: pairs with destroy's acquire load. */
+        (void)fastsync__fetch_sub(&b->leaving, 1u, memory_order_release);
+        return 0;
+    }
+    /* relaxed: the end's release CAS below publishes it (see the memory order). */
+    fastsync__store(&b->leaving, count - 1u, memory_order_relaxed);
+    uint32_t end;
+    do {
+        end = ((v & FASTSYNC__BAR_ROUND) + FASTSYNC__BAR_ROUND_ONE) & FASTSYNC__BAR_ROUND;
+        end |= v & FASTSYNC__BAR_SHARED;
+        /* release: pairs with the acquire loads that read the round moved. failure relaxed:
+         * only `slept` can have changed; the next try reads it. */
+    } while (!fastsync__cas_weak(&b->state, &v, end, memory_order_release, memory_order_relaxed));
+    /* From here on `b` may be freed: only its address is used. */
+    if (v & FASTSYNC__BAR_SLEPT) fastsync__wake(FASTSYNC__FUTEX_ADDR(&b->state), INT_MAX, fastsync__bar_shared(v));
+    return FASTSYNC_BARRIER_SERIAL;
 }
 
 /* ======================================================================================
@@ -2994,10 +3457,6 @@ typedef struct fastsync_cond_ticket {
 #define FASTSYNC__CV_KP ((uint64_t)1 << 41)           /* may take one signal passed on */
 #define FASTSYNC__CV_U_SHIFT 42
 #define FASTSYNC__CV_N_SHIFT 53
-#ifndef FASTSYNC__CV_DESTROY_NS
-#define FASTSYNC__CV_DESTROY_NS 1000000000u /* destroy's limit without progress; 0 (a GenMC
-                                             * harness): none, and no yield: a plain spin */
-#endif
 
 #define FASTSYNC__CT_WOKEN 1u /* the ticket's last sleep may have taken a wake */
 
@@ -3098,7 +3557,12 @@ FASTSYNC_API int fastsync_cond_init(fastsync_cond_t *c, int flags)
     return 0;
 }
 
-FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t released);
+/* fastsync__drain's busy test: a ticket registered since (misuse). acquire: as in
+ * fastsync_cond_destroy. */
+FASTSYNC__COLD int fastsync__cond_busy(void *c)
+{
+    return fastsync__cv_uncalled(fastsync__load(&((fastsync_cond_t *)c)->state, memory_order_acquire));
+}
 
 FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 {
@@ -3107,30 +3571,8 @@ FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
      * may free the memory; and a release it sees in `state` has its tickets in R. */
     if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
     uint32_t r = fastsync__load(&c->released, memory_order_acquire);
-    return r == 0 ? 0 : fastsync__cond_destroy_wait(c, r);
-}
-
-/* Released tickets have not looked yet: wait for them (see "Destroy" above). */
-FASTSYNC__COLD int fastsync__cond_destroy_wait(fastsync_cond_t *c, uint32_t released)
-{
-#if FASTSYNC__CV_DESTROY_NS > 0
-    struct timespec limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
-#endif
-    while (released != 0) {
-        /* acquire: as in fastsync_cond_destroy. A ticket registered meanwhile (misuse)
-         * makes it EBUSY. */
-        if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
-#if FASTSYNC__CV_DESTROY_NS > 0
-        if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died released */
-        fastsync__yield();
-#endif
-        uint32_t now = fastsync__load(&c->released, memory_order_acquire);
-#if FASTSYNC__CV_DESTROY_NS > 0
-        if (now < released) limit = fastsync_deadline_in(FASTSYNC__CV_DESTROY_NS);
-#endif
-        released = now;
-    }
-    return 0;
+    /* released tickets that have not looked yet: wait for them (see "Destroy" above) */
+    return r == 0 ? 0 : fastsync__drain(&c->released, r, fastsync__cond_busy, c);
 }
 
 /* A released ticket's last access to the condvar. */
@@ -3463,13 +3905,14 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
 /* ======================================================================================
  * Waiting for any of several objects
  *
- * An entry names a semaphore, an event or a condition variable's ticket; a wait over up to
- * FASTSYNC_WAIT_ANY_MAX entries returns the index of one that is ready, and only that one
- * changes state: a token is taken from a winning semaphore (from no other), a condvar
+ * An entry names a semaphore, an event, a latch or a condition variable's ticket; a wait over
+ * up to FASTSYNC_WAIT_ANY_MAX entries returns the index of one that is ready, and only that
+ * one changes state: a token is taken from a winning semaphore (from no other), a condvar
  * ticket that wins claims its signal (and is deregistered, as an await that returns 0), an
- * event is reported and left as it is. Ready: a semaphore with a token; an event that is set,
- * or was set since the wait began (even if reset again: a set is not missed, as with
- * event_wait); a ticket that is called with a signal pending (what await returns 0 for).
+ * event or a latch is reported and left as it is. Ready: a semaphore with a token; an event
+ * that is set, or was set since the wait began (even if reset again: a set is not missed, as
+ * with event_wait); a latch whose count is 0; a ticket that is called with a signal pending
+ * (what await returns 0 for).
  * When several are ready at one look, the lowest index wins. A look reads the entries one
  * after the other, in index order, not at one instant: an entry made ready after the look
  * read it and before it read a later, ready one is not seen by that look (a job posted and
@@ -3479,14 +3922,17 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * The wait:
  *   1. look at every entry in order, as trywait would; the first ready one wins (each
  *      event's generation is recorded: the wait begins at this look);
- *   2. register on every semaphore: waiters += 1 (posts then wake); a ticket is registered
- *      already;
+ *   2. register on every semaphore: waiters += 1 (posts then wake); on every latch whose
+ *      count is above 0: waiters += 1 (the count_down that opens it then wakes; a latch with
+ *      1023 waiters already cannot take one more, and the wait then sleeps in the fallback's
+ *      slices below); a ticket is registered already;
  *   3. look again in order, now as a registered waiter (a semaphore's token is taken with
  *      take+leave), each entry's futex word read in the same load as its readiness, a reset
  *      event made BUSY (FREE -> BUSY: sets then wake); if none is ready, sleep on all those
  *      words at once, each while it holds what was read; after any wake, timeout or
  *      change, go to 3;
- *   4. leave every entry that did not win: waiters -= 1 on each semaphore; events keep BUSY
+ *   4. leave every entry that did not win: waiters -= 1 on each semaphore and on each latch
+ *      it registered on (a winning latch too, as it wins); events keep BUSY
  *      (their next set makes one needless wake, as after a timed-out event_wait); tickets
  *      stay registered, the caller's to await, cancel or wait on again.
  *
@@ -3533,12 +3979,12 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
 #define FASTSYNC__WA_BETWEEN_LOOKS() ((void)0)
 #endif
 
-enum { FASTSYNC__WA_SEM = 1, FASTSYNC__WA_EVENT, FASTSYNC__WA_TICKET };
+enum { FASTSYNC__WA_SEM = 1, FASTSYNC__WA_EVENT, FASTSYNC__WA_TICKET, FASTSYNC__WA_LATCH };
 
 /* One entry: made by fastsync_wait_sem, _event or _ticket; private fields. */
 typedef struct fastsync_wait_entry {
     int kind;                        /* FASTSYNC__WA_* */
-    void *object;                    /* the semaphore, event or condition variable */
+    void *object;                    /* the semaphore, event, condition variable or latch */
     fastsync_cond_ticket_t *ticket;  /* FASTSYNC__WA_TICKET: the caller's registered ticket */
 } fastsync_wait_entry_t;
 
@@ -3560,6 +4006,15 @@ FASTSYNC_API fastsync_wait_entry_t fastsync_wait_event(fastsync_event_t *ev)
     return e;
 }
 
+FASTSYNC_API fastsync_wait_entry_t fastsync_wait_latch(fastsync_latch_t *l)
+{
+    fastsync_wait_entry_t e;
+    e.kind = FASTSYNC__WA_LATCH;
+    e.object = l;
+    e.ticket = NULL;
+    return e;
+}
+
 FASTSYNC_API fastsync_wait_entry_t fastsync_wait_ticket(fastsync_cond_t *c, fastsync_cond_ticket_t *t)
 {
     fastsync_wait_entry_t e;
@@ -3576,7 +4031,7 @@ FASTSYNC_API int fastsync__wa_args(const fastsync_wait_entry_t *list, unsigned n
     if (list == NULL || index == NULL || n == 0 || n > FASTSYNC_WAIT_ANY_MAX) return EINVAL;
     for (unsigned i = 0; i < n; i++) {
         if (list[i].object == NULL || list[i].kind < FASTSYNC__WA_SEM ||
-            list[i].kind > FASTSYNC__WA_TICKET || (list[i].kind == FASTSYNC__WA_TICKET) != (list[i].ticket != NULL))
+            list[i].kind > FASTSYNC__WA_LATCH || (list[i].kind == FASTSYNC__WA_TICKET) != (list[i].ticket != NULL))
             return EINVAL;
         for (unsigned j = 0; j < i; j++)
             if (list[j].object == list[i].object) return EINVAL;
@@ -3590,6 +4045,7 @@ struct fastsync__wa {
     unsigned n;
     struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
     uint32_t *gen; /* events: the generation at the wait's first look (the caller's array) */
+    uint64_t joined; /* latches: bit i, entry i's latch counts this wait among its waiters */
 };
 
 /* How fastsync__wa_try looks at an entry:
@@ -3624,6 +4080,27 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
                                    memory_order_acquire, memory_order_relaxed))
                 return 1;
         }
+        return 0;
+    }
+    if (e->kind == FASTSYNC__WA_LATCH) {
+        fastsync_latch_t *l = (fastsync_latch_t *)e->object;
+        /* acquire: pairs with the release CAS of every count_down. */
+        uint32_t v = fastsync__load(&l->state, memory_order_acquire);
+        if (fastsync__latch_count(v) == 0) {
+            if (registered && (w->joined >> i & 1u)) {
+                /* leave (the winner's; the others leave in fastsync__wa_leave). relaxed:
+                 * the load above has the acquire. */
+                (void)fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_relaxed);
+                w->joined &= ~((uint64_t)1 << i);
+            }
+            return 1;
+        }
+        if (how == FASTSYNC__WA_LOOK) return 0;
+        if (how == FASTSYNC__WA_FIRST) {
+            w->v[i].word = FASTSYNC__FUTEX_ADDR(&l->state);
+            w->v[i].shared = fastsync__latch_shared(v);
+        }
+        w->v[i].expected = v; /* AGAIN: the value to sleep on */
         return 0;
     }
     if (e->kind == FASTSYNC__WA_EVENT) {
@@ -3694,6 +4171,8 @@ FASTSYNC__COLD void fastsync__wa_leave(struct fastsync__wa *w, unsigned winner)
         if (i == winner) continue;
         if (e->kind == FASTSYNC__WA_SEM) {
             fastsync__sem_cancelled((fastsync_sem_t *)e->object); /* leave, pass the wake on */
+        } else if (e->kind == FASTSYNC__WA_LATCH) {
+            if (w->joined >> i & 1u) fastsync__latch_cancelled(e->object); /* leave */
         } else if (e->kind == FASTSYNC__WA_TICKET) {
             /* the ticket stays registered; a wake its condvar owes another sleeper, which
              * the last sleep may have taken, is passed on */
@@ -3765,6 +4244,14 @@ FASTSYNC__COLD int fastsync__wa_slow(struct fastsync__wa *w, unsigned *index, cl
             /* register. relaxed: as in fastsync__sem_wait_slow (posts read the count from
              * their own RMW; the take+leave reads the tokens with acquire). */
             (void)fastsync__fetch_add(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
+        } else if (w->list[i].kind == FASTSYNC__WA_LATCH) {
+            /* register (the orders: fastsync__latch_join's). A latch already open is seen by
+             * the look below; one whose waiter field is full cannot wake this wait, which
+             * then sleeps in the fallback's slices (looking at every entry after each). */
+            uint32_t v = w->v[i].expected;
+            int joined = fastsync__latch_join((fastsync_latch_t *)w->list[i].object, &v);
+            if (joined == 1) w->joined |= (uint64_t)1 << i;
+            if (joined < 0 && one == 0) one = 1;
         }
     for (;;) {
         for (unsigned i = 0; i < w->n; i++)
@@ -3803,6 +4290,7 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
     w.list = list;
     w.n = n;
     w.gen = gen;
+    w.joined = 0;
     for (unsigned i = 0; i < n; i++)
         if (fastsync__wa_try(&list[i], &w, gen, i, FASTSYNC__WA_FIRST)) {
             *index = i;

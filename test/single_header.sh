@@ -54,7 +54,21 @@ int main(void)
     d = fastsync_deadline_in(1000);
     bad |= fastsync_cond_timedwait(&c, &m, &d) != ETIMEDOUT || fastsync_mutex_unlock(&m) != 0;
     bad |= fastsync_cond_destroy(&c) != 0;
+    fastsync_once_t o = FASTSYNC_ONCE_INIT;
+    bad |= fastsync_once_begin(&o) != 1 || fastsync_once_commit(&o) != 0 || fastsync_once_begin(&o) != 0;
+    fastsync_latch_t l = FASTSYNC_LATCH_INIT;
+    bad |= fastsync_latch_add(&l, 2) != 0 || fastsync_latch_count_down(&l, 1) != 0;
+    d = fastsync_deadline_in(1000);
+    bad |= fastsync_latch_timedwait(&l, &d) != ETIMEDOUT || fastsync_latch_trywait(&l) != EAGAIN;
+    bad |= fastsync_latch_count_down(&l, 1) != 0 || fastsync_latch_wait(&l) != 0;
+    fastsync_wait_entry_t any[1] = { fastsync_wait_latch(&l) };
+    unsigned i = 1;
+    bad |= fastsync_wait_any(any, 1, &i) != 0 || i != 0 || fastsync_latch_destroy(&l) != 0;
+    fastsync_barrier_t b;
+    bad |= fastsync_barrier_init(&b, 1, 0) != 0 || fastsync_barrier_wait(&b) != FASTSYNC_BARRIER_SERIAL;
+    bad |= fastsync_barrier_destroy(&b) != 0;
     bad |= sizeof(fastsync_sem_t) > 8 || sizeof(fastsync_event_t) > 8 || sizeof(fastsync_cond_t) > 16;
+    bad |= sizeof(fastsync_once_t) != 4 || sizeof(fastsync_latch_t) != 4 || sizeof(fastsync_barrier_t) > 12;
     printf("%s\n", bad ? "FAIL" : "fine");
     return bad;
 }

@@ -5,7 +5,7 @@
  * return 0, and frees the memory at once: a waiter that touches the condvar after that (its
  * look at the word, its R -= 1, a futex wait's compare) is an access to freed memory, which
  * GenMC reports. Destroy waits for the released tickets with a plain spin on R
- * (FASTSYNC__CV_DESTROY_NS 0: no clock, no yield), a loop GenMC can close.
+ * (FASTSYNC__DESTROY_NS 0: no clock, no yield), a loop GenMC can close.
  * On ff4ee12's header (0.2's condvar) GenMC reports an access to freed memory, with either
  * ending and in cond_destroy_poll_genmc.c too: its destroy returned 0, and a thread touched
  * the condvar after the free.
@@ -20,7 +20,7 @@
  * access, a CAS of `state`, with no R -= 1 after it) before the cancel; that claim must
  * happen before the destroy that returns 0. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
-#define FASTSYNC__CV_DESTROY_NS 0 /* destroy spins on R, no clock */
+#define FASTSYNC__DESTROY_NS 0 /* destroy spins on R, no clock */
 #define MODEL_WORD64
 #include "futex_model.h"
 #include "fastsync.h"

@@ -9,13 +9,13 @@
  * count of released tickets) is an access to freed memory, which GenMC reports. D reads the
  * broadcast's RMW in `state` with no other order to X, so the released ticket must be in R
  * before that RMW. Destroy waits for the released tickets with a plain spin on R
- * (FASTSYNC__CV_DESTROY_NS 0: no clock, no yield), a loop GenMC can close.
+ * (FASTSYNC__DESTROY_NS 0: no clock, no yield), a loop GenMC can close.
  * Planted mistakes: plant_cond_count_after_rmw.patch (a signal or broadcast adds the tickets
  * it releases to R after its RMW, not before: D reads the released word and R still 0, and
  * frees the memory under W and under X's own late count); plant_cond_destroy_no_wait.patch
  * (destroy does not wait for the released tickets: D frees the memory under W). */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
-#define FASTSYNC__CV_DESTROY_NS 0 /* destroy spins on R, no clock */
+#define FASTSYNC__DESTROY_NS 0 /* destroy spins on R, no clock */
 #define MODEL_WORD64
 #include "futex_model.h"
 #include "fastsync.h"
