@@ -61,6 +61,9 @@
  *   test_rwlock_make(readers, rwait, wlocked, shared, writers, wseq)  a word from its fields
  *   test_rwlock_readers(rw), test_rwlock_writers(rw)  read locks held; writers registered
  *   test_dump_rwlock(what, rw)   a diag line with the decoded word
+ *   test_once_word(o), test_once_state(o), test_once_force_word(o, v), test_dump_once(what, o)
+ *                                the once's whole word, its state field (NEW 0, RUNNING 1,
+ *                                WAITED 2, DONE 3), the word overwritten, a diag line
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -438,6 +441,21 @@ static inline void test_dump_rwlock(const char *what, const fastsync_rwlock_t *r
          what, v, fastsync__rw_readers(v), (v & FASTSYNC__RW_RWAIT) != 0, (v & FASTSYNC__RW_WLOCKED) != 0,
          fastsync__rw_shared(v), (uint32_t)((v & FASTSYNC__RW_WRITERS) / FASTSYNC__RW_WRITER),
          (uint32_t)(v / FASTSYNC__RW_WSEQ));
+}
+
+/* The one-time initialisation's word (fastsync.h, "One-time initialisation": state NEW,
+ * RUNNING, WAITED or DONE in bits 0..1, shared in bit 2); force: overwritten (relaxed, as
+ * test_rwlock_force_word), for a test that must get a stuck once going again. */
+static inline uint32_t test_once_word(const fastsync_once_t *o) { return fastsync__load(&o->state, memory_order_relaxed); }
+static inline uint32_t test_once_state(const fastsync_once_t *o) { return test_once_word(o) & FASTSYNC__ONCE_STATE; }
+static inline void test_once_force_word(fastsync_once_t *o, uint32_t v) { fastsync__store(&o->state, v, memory_order_relaxed); }
+
+static inline void test_dump_once(const char *what, const fastsync_once_t *o)
+{
+    static const char *const state[4] = { "NEW", "RUNNING", "WAITED", "DONE" };
+    uint32_t v = test_once_word(o);
+    diag("%s: word 0x%08" PRIx32 " (%s, shared %d)", what, v, state[v & FASTSYNC__ONCE_STATE],
+         (v & FASTSYNC__ONCE_SHARED) != 0);
 }
 
 /* ---- time ---- */
