@@ -37,6 +37,20 @@
  *   ticket                       a registration with a condition variable, for wait_any
  *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
  *                                events and tickets: the index of the one that won
+ *   once_flag, call_once(flag, f, args...)   std::call_once: f(args...), as std::invoke
+ *                                calls it, in exactly one caller that returns normally; the
+ *                                others sleep until it has, and see its writes. If f throws,
+ *                                the flag is left as if never called and the exception goes
+ *                                on to the caller; the next caller, or one that slept, runs f
+ *                                (no hang as in GCC bug 66146). So too for a thread cancelled
+ *                                inside f: with exceptions, where cancellation unwinds C++
+ *                                frames (glibc: call_once's catch (...) gives the flag up and
+ *                                rethrows); with -fno-exceptions, by fastsync_once's cleanup
+ *                                handler (call_once is then fastsync_once). With exceptions
+ *                                on a C library whose cancellation unwinds no C++ frame (musl),
+ *                                a cancelled f leaves the flag taken: later callers sleep for
+ *                                good. Not a cancellation point (as fastsync_once). Once
+ *                                done, a call is one acquire load.
  * Each constructor makes a process-private object; with the tag fastsync::process_shared
  * (where FASTSYNC_HAS_SHARED: not on Windows nor the POSIX backend, where it does not
  * compile) one that may live in MAP_SHARED memory (placement new) and be used by several
@@ -59,10 +73,11 @@
  * out of range is for ever or past. C++20 checks that a Clock is a clock (the standard's
  * is_clock, of fastsync's own: a static assertion).
  *
- * Errors. Nothing throws: the C calls have no failure a correct program can meet. So lock,
- * try_lock, unlock, lock_shared, try_lock_shared, unlock_shared, downgrade, release,
- * try_acquire, notify_*, set, reset and is_set are noexcept (a mutex's and a shared
- * mutex's locks are no cancellation points, as the C calls are not).
+ * Errors. Nothing throws but call_once, which passes f's exceptions on: the C calls have no
+ * failure a correct program can meet. So lock, try_lock, unlock, lock_shared,
+ * try_lock_shared, unlock_shared, downgrade, release, try_acquire, notify_*, set, reset and
+ * is_set are noexcept (a mutex's and a shared mutex's locks are no cancellation points, as
+ * the C calls are not).
  * lock() never reports resource_deadlock_would_occur: the owner is not recorded, and a
  * thread that locks a mutex it holds deadlocks (as the C mutex); so does a thread that
  * takes a shared mutex it holds (the standard: undefined), but lock_shared under its own
@@ -116,8 +131,10 @@
 #include <condition_variable> /* std::cv_status */
 #include <cstddef>
 #include <cstdint>
+#include <functional> /* std::invoke, std::reference_wrapper */
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <mutex> /* std::unique_lock */
 #if __cplusplus >= 201402L
 #include <shared_mutex> /* std::shared_lock */
@@ -563,6 +580,110 @@ class event {
     }
     fastsync_event_t e_;
 };
+
+/* ----------------------------------------------------------------------------------- */
+
+class once_flag {
+  public:
+    typedef fastsync_once_t *native_handle_type;
+
+    constexpr once_flag() noexcept : o_ FASTSYNC_ONCE_INIT {}
+#if FASTSYNC_HAS_SHARED
+    explicit once_flag(process_shared_t) noexcept { detail::check(fastsync_once_init(&o_, FASTSYNC_SHARED)); }
+#endif
+    once_flag(const once_flag &) = delete;
+    once_flag &operator=(const once_flag &) = delete;
+
+    native_handle_type native_handle() noexcept { return &o_; }
+
+  private:
+    fastsync_once_t o_;
+};
+
+namespace detail {
+
+/* INVOKE(f, args...), the standard's (std::invoke's) rule, its result discarded: std::invoke
+ * from C++17, before it one of our own. Its calls are qualified: an unqualified one would
+ * look in the arguments' associated classes and instantiate them, which fails for a
+ * reference_wrapper<unique_ptr<B<A>>> with A incomplete (libstdc++'s PR 60497). */
+#if __cplusplus >= 201703L
+template <class F, class... A> void invoke(F &&f, A &&...a)
+{
+    (void)std::invoke(std::forward<F>(f), std::forward<A>(a)...);
+}
+#else
+template <class T> struct is_ref_wrapper : std::false_type {};
+template <class T> struct is_ref_wrapper<std::reference_wrapper<T>> : std::true_type {};
+/* What a pointer to a member of C is applied to: 0 the object (a C or one derived from it),
+ * 1 a reference_wrapper of it, 2 a pointer to it (or anything that * dereferences). */
+template <class C, class Obj>
+struct target_kind
+    : std::integral_constant<int, std::is_base_of<C, typename std::decay<Obj>::type>::value ? 0
+                                  : is_ref_wrapper<typename std::decay<Obj>::type>::value       ? 1
+                                                                                                : 2> {};
+template <class Obj> Obj &&target(std::integral_constant<int, 0>, Obj &&o) { return std::forward<Obj>(o); }
+template <class Obj> auto target(std::integral_constant<int, 1>, Obj &&o) -> decltype(o.get()) { return o.get(); }
+template <class Obj>
+auto target(std::integral_constant<int, 2>, Obj &&o) -> decltype(*std::forward<Obj>(o))
+{
+    return *std::forward<Obj>(o);
+}
+/* A member function; a data member (no arguments). */
+template <class T, class C, class Obj, class... A>
+void invoke_member(std::true_type, T C::*pm, Obj &&o, A &&...a)
+{
+    (void)(detail::target(target_kind<C, Obj>(), std::forward<Obj>(o)).*pm)(std::forward<A>(a)...);
+}
+template <class T, class C, class Obj> void invoke_member(std::false_type, T C::*pm, Obj &&o)
+{
+    (void)(detail::target(target_kind<C, Obj>(), std::forward<Obj>(o)).*pm);
+}
+/* A pointer to a member; anything else. */
+template <class F, class Obj, class... A> void invoke_by(std::true_type, F &&f, Obj &&o, A &&...a)
+{
+    detail::invoke_member(std::is_member_function_pointer<typename std::decay<F>::type>(), f,
+                          std::forward<Obj>(o), std::forward<A>(a)...);
+}
+template <class F, class... A> void invoke_by(std::false_type, F &&f, A &&...a)
+{
+    (void)std::forward<F>(f)(std::forward<A>(a)...);
+}
+template <class F, class... A> void invoke(F &&f, A &&...a)
+{
+    detail::invoke_by(std::is_member_pointer<typename std::decay<F>::type>(), std::forward<F>(f),
+                      std::forward<A>(a)...);
+}
+#endif
+
+#if !(defined(__cpp_exceptions) || defined(__EXCEPTIONS))
+/* fastsync_once's initialiser: the call_once's closure. */
+template <class Call> void once_trampoline(void *call) { (*static_cast<Call *>(call))(); }
+#endif
+
+} // namespace detail
+
+/* std::call_once: f(args...) as std::invoke would, in exactly one caller that returns
+ * normally; every other caller returns after it, seeing its writes. An f that throws leaves
+ * the flag as if never called (fastsync_once_abort), and the exception goes on to the
+ * caller; the next caller, or one that waited, runs f. Built with -fno-exceptions, the call
+ * is fastsync_once's, whose cleanup handler aborts when the thread is cancelled inside f. */
+template <class Callable, class... Args> void call_once(once_flag &flag, Callable &&f, Args &&...args)
+{
+    auto call = [&] { detail::invoke(std::forward<Callable>(f), std::forward<Args>(args)...); };
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    fastsync_once_t *o = flag.native_handle();
+    if (fastsync_once_begin(o) == 0) return;
+    try {
+        call();
+    } catch (...) { /* also glibc's cancellation (abi::__forced_unwind), rethrown */
+        detail::check(fastsync_once_abort(o));
+        throw;
+    }
+    detail::check(fastsync_once_commit(o));
+#else
+    (void)fastsync_once(flag.native_handle(), detail::once_trampoline<decltype(call)>, &call);
+#endif
+}
 
 /* ----------------------------------------------------------------------------------- */
 

@@ -6,7 +6,9 @@
 // (C++20), cancellation relocking (with exceptions, on glibc), process-shared objects across
 // fork; the shared mutexes: readers share and writers exclude (with std::shared_lock,
 // unique_lock, lock_guard, scoped_lock, condition_variable_any), try_lock_shared never
-// spurious, downgrade, their timed forms, the reader limit blocking as the standard says.
+// spurious, downgrade, their timed forms, the reader limit blocking as the standard says;
+// once_flag and call_once: one call among threads, an exception or a cancellation gives the
+// flag up to the next caller, arguments as std::invoke takes them, C code on the same flag.
 // Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
 #include "fastsync.hpp"
 
@@ -1129,6 +1131,299 @@ static void shared_limit()
     cxx_share_rw_force_readers(m.native_handle(), 0);
 }
 
+// ---- once_flag and call_once ----------------------------------------------------------
+static_assert(same_layout<fastsync::once_flag, fastsync_once_t>::value, "once_flag");
+static_assert(!std::is_copy_constructible<fastsync::once_flag>::value && !std::is_copy_assignable<fastsync::once_flag>::value &&
+                  !std::is_move_constructible<fastsync::once_flag>::value && !std::is_move_assignable<fastsync::once_flag>::value,
+              "once_flag: neither copied nor moved (as std::once_flag)");
+static_assert(std::is_nothrow_default_constructible<fastsync::once_flag>::value &&
+                  std::is_trivially_destructible<fastsync::once_flag>::value,
+              "once_flag() noexcept, trivial destructor");
+static CONSTANT fastsync::once_flag constant_once;
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define ONCE_EXCEPTIONS 1
+#else
+#define ONCE_EXCEPTIONS 0
+#endif
+
+// Yields until o's state field reads `state` (cxx_share_once_state: 2, an initialiser runs
+// and another caller has registered to sleep).
+inline void once_wait_state(fastsync::once_flag &o, unsigned state) // (unused where both callers are skipped)
+{
+    while (cxx_share_once_state(o.native_handle()) != state) std::this_thread::yield();
+}
+
+// Exactly one call per flag among THREADS threads calling it together, over many flags; each
+// caller, once call_once returns, sees the write of the call that ran (a plain int: the
+// commit's release and the callers' acquire order it, which TSan checks).
+static void once_exactly()
+{
+    const int FLAGS = 500;
+    std::unique_ptr<fastsync::once_flag[]> flags(new fastsync::once_flag[FLAGS]);
+    std::unique_ptr<int[]> runs(new int[FLAGS]());
+    // ready: a start gate, only to bring the threads together (what they share is ordered by
+    // call_once); stale: read after the joins. Their order (seq_cst) matters to no result.
+    std::atomic<int> ready(0), stale(0);
+    std::vector<std::thread> t;
+    for (int k = 0; k < THREADS; k++)
+        t.push_back(std::thread([&] {
+            ready++;
+            while (ready.load() < THREADS) std::this_thread::yield(); // all at once
+            int bad = 0;
+            fastsync::call_once(constant_once, [&] { ++runs[0]; });
+            for (int i = 1; i < FLAGS; i++) {
+                fastsync::call_once(flags[i], [&runs, i] { ++runs[i]; });
+                bad += runs[i] != 1;
+            }
+            stale += bad;
+        }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    long total = 0, wrong = 0;
+    for (int i = 0; i < FLAGS; i++) {
+        total += runs[i];
+        wrong += runs[i] != 1;
+    }
+    ok(total == FLAGS && wrong == 0 && stale.load() == 0,
+       "call_once: %d threads on %d flags (one of them constant-initialized): each f ran once (%ld calls), every "
+       "caller saw its write",
+       THREADS, FLAGS, total);
+}
+
+#if ONCE_EXCEPTIONS
+// An f that throws leaves the flag as if never called: the exception reaches its caller,
+// and the next caller runs f. One thread: K throws, then the success, then no more calls.
+// Then THREADS threads together (GCC bug 66146 is libstdc++'s hang here): each throwing f
+// first waits until another caller has registered to sleep (the state word says WAITED), so
+// every abort has a sleeper to wake, who must then run f.
+static void once_exceptions()
+{
+    {
+        const int K = 3;
+        fastsync::once_flag f;
+        int calls = 0, caught = 0, caught_sum = 0;
+        for (int i = 0; i < K + 3; i++) {
+            try {
+                fastsync::call_once(f, [&calls] {
+                    if (++calls <= K) throw calls;
+                });
+            } catch (int n) {
+                caught++;
+                caught_sum += n;
+            }
+        }
+        ok(calls == K + 1 && caught == K && caught_sum == K * (K + 1) / 2 &&
+               cxx_share_once_state(f.native_handle()) == 3,
+           "call_once: f threw %d times, each exception reached its caller, the next caller ran f; then done and "
+           "no more calls (%d calls)",
+           K, calls);
+    }
+    {
+        const int K = THREADS - 1; // each throw ends one caller; one is left to succeed
+        fastsync::once_flag f;
+        int calls = 0; // plain: each f's write happens before the next f (abort, then begin)
+        // ready: a start gate; inside: the fs running now, whose RMWs (atomic, in one order
+        // on it) say whether two overlapped; the counts are read after the joins. None orders
+        // anything else: seq_cst or not, no result changes.
+        std::atomic<int> ready(0), caught(0), returned(0), inside(0), overlap(0);
+        std::vector<std::thread> t;
+        for (int k = 0; k < THREADS; k++)
+            t.push_back(std::thread([&] {
+                ready++;
+                while (ready.load() < THREADS) std::this_thread::yield();
+                try {
+                    fastsync::call_once(f, [&] {
+                        if (inside++ != 0) overlap++;
+                        int n = ++calls;
+                        if (n <= K) {
+                            once_wait_state(f, 2); // another caller sleeps, or is about to
+                            inside--;
+                            throw n;
+                        }
+                        inside--;
+                    });
+                    returned++;
+                } catch (int) {
+                    caught++;
+                }
+            }));
+        for (size_t i = 0; i < t.size(); i++) t[i].join();
+        ok(calls == K + 1 && caught.load() == K && returned.load() == THREADS - K && overlap.load() == 0,
+           "call_once, %d threads: %d throws, each with a caller asleep, then one success (%d calls, never two at "
+           "once); %d callers caught, %d returned",
+           THREADS, K, calls, caught.load(), returned.load());
+    }
+}
+#else
+static void once_exceptions()
+{
+    skip("built without exceptions", "call_once: throws, then the next caller runs f");
+    skip("built without exceptions", "call_once: throws with sleepers among threads");
+}
+#endif
+
+// The arguments go to f as std::invoke takes them: forwarded, not copied (LWG 2442): a
+// move-only one, an lvalue reference and an rvalue one; f itself forwarded (an rvalue-only
+// call operator); pointers to members, on an object, a pointer, a reference_wrapper, a
+// derived object; a data member; f's result dropped.
+struct once_obj {
+    int n;
+    int data;
+    once_obj() : n(0), data(0) {}
+    void add(int k) { n += k; }
+    int get() const { return n; }
+};
+struct once_derived : once_obj {};
+struct rvalue_call {
+    int *out;
+    void operator()() && { *out = 1; }
+};
+static void once_arguments()
+{
+    fastsync::once_flag f1, f2, f3, f4, f5, f6, f7, f8, f9, f10;
+    std::unique_ptr<int> p(new int(5));
+    int got = 0;
+    fastsync::call_once(f1, [&got](std::unique_ptr<int> q) { got = *q; }, std::move(p));
+    int a = 0, b = 0;
+    fastsync::call_once(f2, [](int &x, int &&y) { x = 1; y = 2; }, a, std::move(b));
+    int r = 0;
+    fastsync::call_once(f3, rvalue_call{&r});
+    ok(got == 5 && !p && a == 1 && b == 2 && r == 1,
+       "call_once forwards: a move-only argument (moved into f), int& and int&& (not copies), an rvalue-only f");
+    once_obj o;
+    once_derived d;
+    fastsync::call_once(f4, &once_obj::add, o, 1);
+    fastsync::call_once(f5, &once_obj::add, &o, 2);
+    fastsync::call_once(f6, &once_obj::add, std::ref(o), 4);
+    fastsync::call_once(f7, &once_obj::add, d, 8);
+    fastsync::call_once(f8, &once_obj::get, o);
+    fastsync::call_once(f9, &once_obj::data, o);
+    fastsync::call_once(f10, [] { return 42; });
+    fastsync::call_once(f4, &once_obj::add, o, 100); // done: not called
+    ok(o.n == 7 && d.n == 8,
+       "call_once with a member function: on the object (not a copy), a pointer, std::ref, a derived object; a "
+       "const one, a data member, a result dropped (n = %d)", o.n);
+}
+
+// Compiled, not run: a reference_wrapper whose type names an incomplete one (libstdc++'s PR
+// 60497, as C++11 and 14 too, where call_once's INVOKE is fastsync.hpp's own): nothing may
+// instantiate once_box<once_incomplete> (an unqualified call would, looking for its
+// associated classes). inline, not static: no warning that it is not called.
+struct once_incomplete;
+template <class T> struct once_box {
+    T t;
+};
+inline void once_take_box(std::unique_ptr<once_box<once_incomplete>> &) {}
+inline void once_incomplete_argument(std::unique_ptr<once_box<once_incomplete>> &p)
+{
+    fastsync::once_flag o;
+    fastsync::call_once(o, once_take_box, std::ref(p));
+}
+
+// C code on the same object: fastsync_once on native_handle() sees a call_once done, and
+// call_once sees a fastsync_once done.
+static void once_with_c()
+{
+    fastsync::once_flag f, g;
+    int cpp = 0, c = 0;
+    fastsync::call_once(f, [&cpp] { ++cpp; });
+    int r1 = cxx_share_once(f.native_handle(), &c);
+    int r2 = cxx_share_once(g.native_handle(), &c);
+    fastsync::call_once(g, [&cpp] { ++cpp; });
+    ok(r1 == 0 && r2 == 0 && cpp == 1 && c == 1,
+       "once_flag and C code: fastsync_once on native_handle() skips a flag call_once did, call_once skips one "
+       "fastsync_once did");
+}
+
+// A thread cancelled inside f gives the flag up: a caller asleep on it wakes and runs f. With
+// exceptions on glibc, call_once's catch (...) sees the cancellation's unwinding; without
+// exceptions, fastsync_once's cleanup handler runs.
+#if FASTSYNC__CANCEL && defined(__unix__) && (defined(__GLIBC__) || !ONCE_EXCEPTIONS)
+#if defined(__SANITIZE_ADDRESS__)
+#define ONCE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ONCE_ASAN 1
+#endif
+#endif
+#if defined(ONCE_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+// As harness.h's test_cwaiter_unpoison (a C header, which C++ cannot include): without
+// exceptions the C library unwinds the cancelled thread without telling AddressSanitizer,
+// and the redzones of the frames it drops (call_once's, this test's) stay poisoned until the
+// thread's exit trips over them (google/sanitizers issue 1399). The thread's outermost
+// cleanup clears the shadow of its whole stack.
+static void once_unpoison(void *)
+{
+#if defined(ONCE_ASAN)
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return;
+    if (pthread_attr_getstack(&a, &lo, &size) == 0) __asan_unpoison_memory_region(lo, size);
+    pthread_attr_destroy(&a);
+#endif
+}
+static void *once_cancelled_thread(void *arg)
+{
+    fastsync::once_flag *f = static_cast<fastsync::once_flag *>(arg);
+    pthread_cleanup_push(once_unpoison, nullptr);
+    fastsync::call_once(*f, [f] {
+        once_wait_state(*f, 2); // the other caller sleeps, or is about to
+        pthread_cancel(pthread_self());
+        pthread_testcancel(); // acts here
+    });
+    pthread_cleanup_pop(0);
+    return nullptr; // not reached
+}
+static void once_cancel()
+{
+    fastsync::once_flag f;
+    int runs = 0;
+    pthread_t t;
+    if (pthread_create(&t, nullptr, once_cancelled_thread, &f) != 0) bail("pthread_create");
+    once_wait_state(f, 1);             // t runs f
+    fastsync::call_once(f, [&runs] { ++runs; }); // sleeps until t's f is cancelled, then runs f
+    void *res = nullptr;
+    pthread_join(t, &res);
+    ok(res == PTHREAD_CANCELED && runs == 1 && cxx_share_once_state(f.native_handle()) == 3,
+       "call_once: a thread cancelled inside f gave the flag up (%s); the caller asleep on it ran f",
+       ONCE_EXCEPTIONS ? "catch (...), rethrown" : "fastsync_once's cleanup handler");
+}
+#else
+static void once_cancel() { skip("needs cancellation, and glibc where exceptions are on", "call_once: a cancelled f"); }
+#endif
+
+// A process-shared flag in shared memory: the child calls it, the parent then finds it done.
+static void once_process_shared()
+{
+#if FASTSYNC_HAS_SHARED && defined(__linux__)
+    struct area {
+        fastsync::once_flag f;
+        int runs;
+        area() : f(fastsync::process_shared), runs(0) {}
+    };
+    void *mem = mmap(nullptr, sizeof(area), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) bail("mmap");
+    area *x = new (mem) area;
+    pid_t pid = fork();
+    if (pid == 0) {
+        fastsync::call_once(x->f, [x] { ++x->runs; });
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    fastsync::call_once(x->f, [x] { x->runs += 10; });
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && x->runs == 1,
+       "process_shared once_flag across fork: the child's call ran f, the parent's found it done");
+    x->~area();
+    munmap(mem, sizeof(area));
+#else
+    skip("no FASTSYNC_SHARED on this backend", "a process_shared once_flag across fork");
+#endif
+}
+
 // ---- process-shared objects across fork -----------------------------------------------
 static void process_shared()
 {
@@ -1266,6 +1561,12 @@ int main()
     shared_limit();
     process_shared();
     process_shared_rw();
+    once_exactly();
+    once_exceptions();
+    once_arguments();
+    once_with_c();
+    once_cancel();
+    once_process_shared();
     diag("C++ %ld, exceptions %s", static_cast<long>(__cplusplus),
 #if defined(__EXCEPTIONS) || defined(__cpp_exceptions)
          "on"

@@ -50,3 +50,20 @@ void cxx_share_rw_force_readers(fastsync_rwlock_t *rw, unsigned long n)
     /* relaxed: the threads that use rw next are started after it (their happens-before) */
     fastsync__store(&rw->state, (uint64_t)n, memory_order_relaxed);
 }
+
+static void cxx_share_once_run(void *runs)
+{
+    ++*(int *)runs;
+}
+
+int cxx_share_once(fastsync_once_t *o, int *runs)
+{
+    return fastsync_once(o, cxx_share_once_run, runs);
+}
+
+unsigned cxx_share_once_state(fastsync_once_t *o)
+{
+    /* relaxed: a poll, or a look where nothing else changes it; what the caller reads after
+     * it is ordered by the once's own acquire and release */
+    return fastsync__load(&o->state, memory_order_relaxed) & FASTSYNC__ONCE_STATE;
+}

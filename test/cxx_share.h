@@ -20,6 +20,11 @@ long cxx_share_rw(fastsync_rwlock_t *rw, long *a, long *b, long n);
  * rw with no waiter set to n read locks held. */
 unsigned long cxx_share_rw_readers(fastsync_rwlock_t *rw);
 void cxx_share_rw_force_readers(fastsync_rwlock_t *rw, unsigned long n);
+/* fastsync_once on o with an initialiser that adds 1 to *runs; returns what it returns. */
+int cxx_share_once(fastsync_once_t *o, int *runs);
+/* White-box: o's state field (0 never initialised, 1 an initialiser runs, 2 one runs and a
+ * caller may sleep, 3 done). */
+unsigned cxx_share_once_state(fastsync_once_t *o);
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,15 @@
 set -u
 kind=$1 src=$2
 shift 2
+# (a missing source would fail to compile, and a _neg test with no pattern would then pass)
+if [ ! -f "$src" ]; then
+    echo "compile.sh: $src does not exist"
+    exit 1
+fi
+if [ $kind = fail ] && ! grep -q 'dg-error "' "$src"; then
+    echo "compile.sh: $src is a _neg test with no dg-error pattern"
+    exit 1
+fi
 out=$("$@" -c -o /dev/null "$src" 2>&1)
 rc=$?
 if [ $kind = compile ]; then
