@@ -35,8 +35,30 @@
  *   condition_variable_any       with any BasicLockable (C++20: the stop_token waits too)
  *   event                        manual-reset: set, reset, is_set, wait, wait_for, wait_until
  *   ticket                       a registration with a condition variable, for wait_any
+ *   latch                        std::latch's interface (count_down, try_wait, wait,
+ *                                arrive_and_wait; max() is FASTSYNC_LATCH_MAX, 2^21 - 1);
+ *                                fastsync's own: wait_for, wait_until, and add(n), a wait
+ *                                group's (Go's sync.WaitGroup.Add: count += n; from 0 only
+ *                                once every wait on the last use has returned)
+ *   barrier<CompletionFunction>  std::barrier's constructor, max() (FASTSYNC_BARRIER_MAX,
+ *                                2^20 - 1) and arrive_and_wait(): one thread of each phase
+ *                                runs the completion, before any thread of the phase returns.
+ *                                barrier<> (no completion) is one round of the C barrier per
+ *                                phase; with a completion a phase is two rounds (the first
+ *                                one's serial thread runs it, then all meet again), so twice
+ *                                the RMWs, and the other threads wait while it runs.
+ *                                Not provided: arrive(n) with its arrival_token and
+ *                                wait(token), and arrive_and_drop(): fastsync_barrier_t is a
+ *                                fixed count of threads that each arrive and wait in one call
+ *                                (no arrival without a wait, no arrival for several, no change
+ *                                of the count). A completion that throws terminates (the
+ *                                standard requires one that does not). arrive_and_wait is
+ *                                noexcept: not a cancellation point (as the C call).
+ *                                native_handle() is the C barrier: C code may share
+ *                                barrier<>'s, one fastsync_barrier_wait a phase
  *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
- *                                events and tickets: the index of the one that won
+ *                                events, latches (fastsync::latch or fastsync_latch_t: ready
+ *                                at 0, not changed) and tickets: the index of the one that won
  *   once_flag, call_once(flag, f, args...)   std::call_once: f(args...), as std::invoke
  *                                calls it, in exactly one caller that returns normally; the
  *                                others sleep until it has, and see its writes. If f throws,
@@ -75,9 +97,10 @@
  *
  * Errors. Nothing throws but call_once, which passes f's exceptions on: the C calls have no
  * failure a correct program can meet. So lock, try_lock, unlock, lock_shared,
- * try_lock_shared, unlock_shared, downgrade, release, try_acquire, notify_*, set, reset and
- * is_set are noexcept (a mutex's and a shared mutex's locks are no cancellation points, as
- * the C calls are not).
+ * try_lock_shared, unlock_shared, downgrade, release, try_acquire, notify_*, set, reset,
+ * is_set, a latch's count_down, try_wait and add, and a barrier's arrive_and_wait are
+ * noexcept (a mutex's and a shared mutex's locks and a barrier's wait are no cancellation
+ * points, as the C calls are not).
  * lock() never reports resource_deadlock_would_occur: the owner is not recorded, and a
  * thread that locks a mutex it holds deadlocks (as the C mutex); so does a thread that
  * takes a shared mutex it holds (the standard: undefined), but lock_shared under its own
@@ -89,10 +112,10 @@
  * readers block until the count falls, so lock_shared tries again after a yield until it
  * gets in, try_lock_shared_for/until likewise until their deadline (then false), and
  * try_lock_shared returns false. The waits that sleep (acquire, try_acquire_for/until, a
- * condition variable's waits, an event's, wait_any) are not noexcept for one reason: they
- * are cancellation points as the C calls are, and glibc cancels a C++ thread by unwinding
- * it, which a noexcept frame would turn into std::terminate (a condition variable's wait
- * relocks before the unwinding leaves it).
+ * condition variable's waits, an event's, a latch's, wait_any) are not noexcept for one
+ * reason: they are cancellation points as the C calls are, and glibc cancels a C++ thread
+ * by unwinding it, which a noexcept frame would turn into std::terminate (a condition
+ * variable's wait relocks before the unwinding leaves it).
  * Built with -fno-exceptions, a cancelled thread runs no C++ destructor (no unique_lock's,
  * no ticket's): cancel such threads only where they wait on nothing of this header's.
  * What the C API reports as misuse is a precondition here, checked by FASTSYNC_ASSERT
@@ -104,7 +127,11 @@
  *   FASTSYNC_SEM_VALUE_MAX (EOVERFLOW) or a negative update; a semaphore built with a value
  *   outside 0..max() (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a
  *   condition variable destroyed while a thread waits on it that no notify released
- *   (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM).
+ *   (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM); a
+ *   latch built with a count outside 0..max(), a count_down below 0 (EINVAL), an add past
+ *   max() (EOVERFLOW) or from 0 while a wait is still registered (EINVAL), a latch destroyed
+ *   with a waiter while the count is above 0 (EBUSY); a barrier built with a count outside
+ *   0..max() or destroyed in a phase (EBUSY).
  * A mutex's and a shared mutex's destructors are trivial (the C objects need no destroy):
  * destroying a locked one is not diagnosed. A condition variable may be destroyed as soon
  * as notify_all returns: its destructor waits until the waiters it released have left (the
@@ -655,9 +682,47 @@ template <class F, class... A> void invoke(F &&f, A &&...a)
 }
 #endif
 
-#if !(defined(__cpp_exceptions) || defined(__EXCEPTIONS))
+/* The once's done check, call_once's inline part: fastsync_once_begin's first look.
+ * acquire: pairs with fastsync_once_commit's release CAS, as fastsync_once_begin's load: a
+ * caller that reads DONE sees every write f made. */
+inline bool once_done(fastsync_once_t *o) noexcept
+{
+    return (fastsync__load(&o->state, memory_order_acquire) & FASTSYNC__ONCE_STATE) == FASTSYNC__ONCE_DONE;
+}
+
+#if defined(__GNUC__)
+#define FASTSYNC__HPP_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define FASTSYNC__HPP_NOINLINE __declspec(noinline)
+#else
+#define FASTSYNC__HPP_NOINLINE
+#endif
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+/* call_once's part past the done check, out of line: with its try/catch in call_once, gcc
+ * inlined none of it, and a call on a done flag cost 19 instructions to fastsync_once's 8
+ * (callgrind, bench/once); with the check inline, 7. */
+template <class Callable, class... Args>
+FASTSYNC__HPP_NOINLINE void call_once_slow(fastsync_once_t *o, Callable &&f, Args &&...args)
+{
+    if (fastsync_once_begin(o) == 0) return;
+    try {
+        detail::invoke(std::forward<Callable>(f), std::forward<Args>(args)...);
+    } catch (...) { /* also glibc's cancellation (abi::__forced_unwind), rethrown */
+        detail::check(fastsync_once_abort(o));
+        throw;
+    }
+    detail::check(fastsync_once_commit(o));
+}
+#else
 /* fastsync_once's initialiser: the call_once's closure. */
 template <class Call> void once_trampoline(void *call) { (*static_cast<Call *>(call))(); }
+template <class Callable, class... Args>
+FASTSYNC__HPP_NOINLINE void call_once_slow(fastsync_once_t *o, Callable &&f, Args &&...args)
+{
+    auto call = [&] { detail::invoke(std::forward<Callable>(f), std::forward<Args>(args)...); };
+    (void)fastsync_once(o, detail::once_trampoline<decltype(call)>, &call);
+}
 #endif
 
 } // namespace detail
@@ -666,24 +731,188 @@ template <class Call> void once_trampoline(void *call) { (*static_cast<Call *>(c
  * normally; every other caller returns after it, seeing its writes. An f that throws leaves
  * the flag as if never called (fastsync_once_abort), and the exception goes on to the
  * caller; the next caller, or one that waited, runs f. Built with -fno-exceptions, the call
- * is fastsync_once's, whose cleanup handler aborts when the thread is cancelled inside f. */
-template <class Callable, class... Args> void call_once(once_flag &flag, Callable &&f, Args &&...args)
+ * is fastsync_once's, whose cleanup handler aborts when the thread is cancelled inside f.
+ * Inline: the done check (the C call's instructions); the rest out of line. */
+template <class Callable, class... Args> inline void call_once(once_flag &flag, Callable &&f, Args &&...args)
 {
-    auto call = [&] { detail::invoke(std::forward<Callable>(f), std::forward<Args>(args)...); };
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
     fastsync_once_t *o = flag.native_handle();
-    if (fastsync_once_begin(o) == 0) return;
-    try {
-        call();
-    } catch (...) { /* also glibc's cancellation (abi::__forced_unwind), rethrown */
-        detail::check(fastsync_once_abort(o));
-        throw;
-    }
-    detail::check(fastsync_once_commit(o));
-#else
-    (void)fastsync_once(flag.native_handle(), detail::once_trampoline<decltype(call)>, &call);
-#endif
+    if (detail::once_done(o)) return;
+    detail::call_once_slow(o, std::forward<Callable>(f), std::forward<Args>(args)...);
 }
+
+/* ----------------------------------------------------------------------------------- */
+
+namespace detail {
+/* A latch's initial count, checked (constexpr: a constant initializer). */
+constexpr std::uint32_t latch_value(std::ptrdiff_t v) noexcept
+{
+    return v >= 0 && v <= static_cast<std::ptrdiff_t>(FASTSYNC_LATCH_MAX) ? static_cast<std::uint32_t>(v)
+                                                                           : (bad_value(), 0u);
+}
+} // namespace detail
+
+class latch {
+  public:
+    typedef fastsync_latch_t *native_handle_type;
+
+    static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_LATCH_MAX; }
+
+    constexpr explicit latch(std::ptrdiff_t expected) noexcept : l_{{detail::latch_value(expected)}} {}
+#if FASTSYNC_HAS_SHARED
+    latch(std::ptrdiff_t expected, process_shared_t) noexcept
+    {
+        detail::check(fastsync_latch_init(&l_, detail::latch_value(expected), FASTSYNC_SHARED));
+    }
+#endif
+    /* The C destroy's EBUSY while a waiter is registered: with the count 0 (a process-private
+     * latch) the waiters it released are leaving, and the destructor yields until they have
+     * (the standard lets a latch go once no thread is blocked on it); above 0 they would
+     * wait for ever: misuse. */
+    ~latch()
+    {
+        int r;
+        /* relaxed: it only decides whether to try again; the destroy reads the word itself */
+        while ((r = fastsync_latch_destroy(&l_)) == EBUSY && opened_private(fastsync__load(&l_.state, memory_order_relaxed)))
+            fastsync__yield();
+        detail::check(r);
+    }
+    latch(const latch &) = delete;
+    latch &operator=(const latch &) = delete;
+
+    /* Precondition: 0 <= n <= the count (C: EINVAL, nothing changes). */
+    void count_down(std::ptrdiff_t n = 1) noexcept
+    {
+        if (n < 0 || n > max()) return detail::bad_value();
+        detail::check(fastsync_latch_count_down(&l_, static_cast<unsigned>(n)));
+    }
+    bool try_wait() const noexcept { return fastsync_latch_trywait(&l_) == 0; }
+    void wait() const { (void)fastsync_latch_wait(&l_); }
+    void arrive_and_wait(std::ptrdiff_t n = 1)
+    {
+        count_down(n);
+        wait();
+    }
+    /* fastsync's own: the timed waits (true: the count is 0) */
+    template <class Rep, class Period> bool wait_for(const std::chrono::duration<Rep, Period> &d) const
+    {
+        return wait_by(detail::after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool wait_until(const std::chrono::time_point<Clock, Dur> &tp) const
+    {
+        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wait_by(dl); }) == 0;
+    }
+    /* fastsync's own, a wait group's add (Go's sync.WaitGroup.Add): count += n.
+     * Preconditions: 0 <= n, the count stays within max() (C: EOVERFLOW); from 0, every wait
+     * on the latch's last use has returned (C: EINVAL while one is still registered). */
+    void add(std::ptrdiff_t n = 1) noexcept
+    {
+        if (n < 0 || n > max()) return detail::bad_value();
+        detail::check(fastsync_latch_add(&l_, static_cast<unsigned>(n)));
+    }
+    native_handle_type native_handle() noexcept { return &l_; }
+
+  private:
+    static bool opened_private(std::uint32_t v) noexcept
+    {
+        return fastsync__latch_count(v) == 0 && !fastsync__latch_shared(v);
+    }
+    int wait_by(const detail::deadline &dl) const
+    {
+        return dl.finite ? fastsync_latch_clockwait(&l_, dl.clock, &dl.ts) : fastsync_latch_wait(&l_);
+    }
+    mutable fastsync_latch_t l_; /* mutable: the standard's waits are const */
+};
+
+/* ----------------------------------------------------------------------------------- */
+
+namespace detail {
+/* barrier<>'s completion: none, and then a phase is one round of the C barrier. */
+struct no_completion {
+    void operator()() const noexcept {}
+};
+
+/* A barrier's count, checked (constexpr: a constant initializer). The C barrier has no
+ * count 0, which the standard allows (then no thread may arrive): it gets 1. */
+constexpr std::uint32_t barrier_count(std::ptrdiff_t v) noexcept
+{
+    return v == 0 ? 1u
+                  : v > 0 && v <= static_cast<std::ptrdiff_t>(FASTSYNC_BARRIER_MAX) ? static_cast<std::uint32_t>(v)
+                                                                                     : (bad_value(), 1u);
+}
+
+/* What a barrier holds: the C barrier, and the completion unless it is none (so barrier<>
+ * is the C object, its size and standard-layout). phase(): one phase, in a noexcept frame
+ * (the standard requires a completion that does not throw: one that does terminates here,
+ * where it would leave the other threads of its phase waiting for ever). */
+template <class F> struct barrier_state {
+    fastsync_barrier_t b;
+    F f;
+    /* b{...}: fastsync_barrier_init's process-private object (no arrival, no thread
+     * leaving, the count), as a constant initializer; the process-shared one calls it */
+    constexpr barrier_state(std::uint32_t count, F &&g) : b{{0u}, {0u}, count}, f(std::move(g)) {}
+    barrier_state(std::uint32_t count, int flags, F &&g) : f(std::move(g))
+    {
+        check(fastsync_barrier_init(&b, count, flags));
+    }
+    /* Two rounds of the C barrier: the first one's serial thread runs f, then every thread
+     * meets again, so none returns before f has (fastsync_barrier_wait releases the others
+     * before its serial thread returns). Each round's arrivals are release RMWs and its
+     * returns acquire (the C barrier's memory order): f sees what every thread did before
+     * arrive_and_wait, and every thread sees what f did. */
+    void phase() noexcept
+    {
+        if (fastsync_barrier_wait(&b) == FASTSYNC_BARRIER_SERIAL) f();
+        (void)fastsync_barrier_wait(&b);
+    }
+};
+template <> struct barrier_state<no_completion> {
+    fastsync_barrier_t b;
+    constexpr barrier_state(std::uint32_t count, no_completion &&) : b{{0u}, {0u}, count} {}
+    barrier_state(std::uint32_t count, int flags, no_completion &&) { check(fastsync_barrier_init(&b, count, flags)); }
+    void phase() noexcept { (void)fastsync_barrier_wait(&b); }
+};
+} // namespace detail
+
+/* std::barrier's arrive_and_wait (see the manual for what is not provided and why). */
+template <class CompletionFunction = detail::no_completion> class barrier {
+  public:
+    typedef fastsync_barrier_t *native_handle_type;
+
+    static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_BARRIER_MAX; }
+
+    constexpr explicit barrier(std::ptrdiff_t expected, CompletionFunction f = CompletionFunction())
+        : s_(detail::barrier_count(expected), std::move(f))
+    {
+    }
+#if FASTSYNC_HAS_SHARED
+    barrier(std::ptrdiff_t expected, process_shared_t, CompletionFunction f = CompletionFunction())
+        : s_(detail::barrier_count(expected), FASTSYNC_SHARED, std::move(f))
+    {
+    }
+#endif
+    /* The C destroy's EBUSY: while a phase is in progress (misuse), or (a process-shared
+     * barrier, or one whose released thread has not run for a second) while threads released
+     * by the last phase have not finished with it: a process-private one's cannot have died,
+     * and the destructor yields until they have. */
+    ~barrier()
+    {
+        int r;
+        /* relaxed: it only decides whether to try again; the destroy reads the words itself */
+        while ((r = fastsync_barrier_destroy(&s_.b)) == EBUSY &&
+               !fastsync__bar_shared(fastsync__load(&s_.b.state, memory_order_relaxed)) && !fastsync__barrier_busy(&s_.b))
+            fastsync__yield();
+        detail::check(r);
+    }
+    barrier(const barrier &) = delete;
+    barrier &operator=(const barrier &) = delete;
+
+    /* Not a cancellation point (as the C call), and the completion may not throw: noexcept. */
+    void arrive_and_wait() noexcept { s_.phase(); }
+    native_handle_type native_handle() noexcept { return &s_.b; }
+
+  private:
+    detail::barrier_state<CompletionFunction> s_;
+};
 
 /* ----------------------------------------------------------------------------------- */
 
@@ -1070,6 +1299,8 @@ struct entries {
         return fastsync_wait_sem(s.native_handle());
     }
     static fastsync_wait_entry_t of(event &e) noexcept { return fastsync_wait_event(e.native_handle()); }
+    static fastsync_wait_entry_t of(latch &l) noexcept { return fastsync_wait_latch(l.native_handle()); }
+    static fastsync_wait_entry_t of(fastsync_latch_t &l) noexcept { return fastsync_wait_latch(&l); }
     static fastsync_wait_entry_t of(ticket &t) noexcept
     {
         FASTSYNC_ASSERT(t.registered_);

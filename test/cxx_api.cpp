@@ -8,7 +8,11 @@
 // unique_lock, lock_guard, scoped_lock, condition_variable_any), try_lock_shared never
 // spurious, downgrade, their timed forms, the reader limit blocking as the standard says;
 // once_flag and call_once: one call among threads, an exception or a cancellation gives the
-// flag up to the next caller, arguments as std::invoke takes them, C code on the same flag.
+// flag up to the next caller, arguments as std::invoke takes them, C code on the same flag;
+// latch: exact count-down totals with several waiters, its deadlines, add (a wait group),
+// wait_any over it and the C latch, C code on the same latch, its destructor waiting for a
+// released waiter; barrier: phases with and without a completion (run once a phase, before
+// any thread of it returns), C code on barrier<>'s C object; both process-shared across fork.
 // Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
 #include "fastsync.hpp"
 
@@ -1537,6 +1541,388 @@ static void process_shared_rw()
 #endif
 }
 
+// ---- latch and barrier ------------------------------------------------------------------
+static_assert(same_layout<fastsync::latch, fastsync_latch_t>::value, "latch");
+static_assert(same_layout<fastsync::barrier<>, fastsync_barrier_t>::value, "barrier<>");
+static_assert(!std::is_copy_constructible<fastsync::latch>::value && !std::is_copy_assignable<fastsync::latch>::value &&
+                  !std::is_copy_constructible<fastsync::barrier<>>::value &&
+                  !std::is_copy_assignable<fastsync::barrier<>>::value,
+              "latch, barrier: not copied");
+static_assert(!std::is_convertible<std::ptrdiff_t, fastsync::latch>::value &&
+                  !std::is_convertible<std::ptrdiff_t, fastsync::barrier<>>::value,
+              "latch, barrier: explicit constructors");
+static_assert(fastsync::latch::max() == FASTSYNC_LATCH_MAX && fastsync::barrier<>::max() == FASTSYNC_BARRIER_MAX,
+              "latch, barrier: max()");
+static CONSTANT fastsync::latch constant_latch(2);
+static CONSTANT fastsync::barrier<> constant_barrier(1);
+
+// A barrier's completion that counts its runs (the phase that ended) in a plain long, and
+// checks that it sees every thread's write for that phase; every 50th phase it sleeps 2 ms,
+// so that a thread of the phase that returned before it ran would read the count short.
+struct phase_counter {
+    long *phases;     // runs so far
+    long (*slots)[4]; // slots[r % 2][i]: thread i's round r, written before it arrives
+    int threads;
+    long *bad;        // runs that did not find every slot at the round
+    void operator()() noexcept
+    {
+        long r = *phases;
+        for (int i = 0; i < threads; i++) *bad += slots[r % 2][i] != r;
+        if (r % 50 == 0) std::this_thread::sleep_for(milliseconds(2));
+        ++*phases;
+    }
+};
+
+static void latch_points()
+{
+    fastsync::latch l(1);
+    static_assert(noexcept(l.count_down()) && noexcept(l.try_wait()) && noexcept(l.add()), "latch noexcept");
+    static_assert(!noexcept(l.wait()) && !noexcept(l.arrive_and_wait()) && !noexcept(l.wait_for(seconds(1))),
+                  "latch waits: cancellation points");
+    fastsync::barrier<> b(1);
+    static_assert(noexcept(b.arrive_and_wait()), "barrier::arrive_and_wait noexcept (no cancellation point)");
+    ok(!constant_latch.try_wait() && (constant_latch.count_down(2), constant_latch.try_wait()),
+       "constant-initialized latch(2): closed, open after count_down(2)");
+    constant_barrier.arrive_and_wait();
+    constant_barrier.arrive_and_wait();
+    ok(true, "constant-initialized barrier<>(1): two phases, each at once");
+    fastsync::latch zero(0);
+    ok(zero.try_wait() && zero.wait_for(seconds(0)), "latch(0): open");
+}
+
+// THREADS counters x K count_down(1) each, with 3 waiters: the latch stays closed with 2
+// left (no waiter has returned), then count_down(1) and arrive_and_wait(1) open it; every
+// waiter returns and sees every counter's writes (plain longs: the count_downs' release and
+// the waits' acquire order them).
+static void latch_totals()
+{
+    static const long K = 2000;
+    static const int WAITERS = 3;
+    fastsync::latch l(THREADS * K + 2);
+    std::vector<long> last(THREADS, 0);
+    // returned: how many waiters returned; seen: how many saw every counter's last write.
+    // seq_cst: only counted, and read after the joins or as a poll (a waiter that returned
+    // too early is caught by the poll, or by seen after the joins)
+    std::atomic<int> returned(0), seen(0);
+    std::vector<std::thread> w, c;
+    for (int i = 0; i < WAITERS; i++)
+        w.push_back(std::thread([&] {
+            l.wait();
+            returned++;
+            bool all = true;
+            for (int k = 0; k < THREADS; k++) all = all && last[k] == K;
+            seen += all;
+        }));
+    for (int i = 0; i < THREADS; i++)
+        c.push_back(std::thread([&l, &last, i] {
+            for (long k = 1; k <= K; k++) {
+                last[i] = k;
+                l.count_down();
+            }
+        }));
+    for (size_t i = 0; i < c.size(); i++) c[i].join();
+    bool closed = !l.try_wait() && returned.load() == 0;
+    l.count_down(1);
+    closed = closed && !l.try_wait() && fastsync_latch_trywait(l.native_handle()) == EAGAIN && returned.load() == 0;
+    l.arrive_and_wait(1);
+    for (size_t i = 0; i < w.size(); i++) w[i].join();
+    ok(closed && l.try_wait() && returned.load() == WAITERS && seen.load() == WAITERS,
+       "latch(%ld): %d threads x %ld count_down with %d waiters: closed at 2 and 1 left, open at 0, every waiter "
+       "returned (%d) and saw every count_down's write (%d)",
+       THREADS * K + 2, THREADS, K, WAITERS, returned.load(), seen.load());
+    fastsync::latch m(5);
+    std::thread t([&m] { m.count_down(3); });
+    m.arrive_and_wait(2);
+    t.join();
+    ok(m.try_wait(), "latch(5): count_down(3) in a thread and arrive_and_wait(2): open");
+}
+
+// The timed waits: on a closed latch they time out, not before their deadline; duration::max()
+// and time_point::max() wait for the count_down; past deadlines are one try.
+static void latch_deadlines()
+{
+    fastsync::latch l(1);
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = l.wait_for(milliseconds(20));
+    double ms = ms_since(t0);
+    ok(!got && ms >= 20.0, "latch::wait_for(20 ms), closed: false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = l.wait_until(steady_clock::now() + milliseconds(20));
+    ms = ms_since(t0);
+    ok(!got && ms >= 20.0, "latch::wait_until(steady_clock + 20 ms): false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = l.wait_until(system_clock::now() + milliseconds(20));
+    ms = ms_since(t0);
+    ok(!got && ms >= 19.0, "latch::wait_until(system_clock + 20 ms): false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = l.wait_until(own_clock::now() + milliseconds(20));
+    ms = ms_since(t0);
+    ok(!got && ms >= 20.0, "latch::wait_until(a clock of its own + 20 ms): false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = l.wait_for(seconds(-5)) || l.wait_until(steady_clock::time_point::min()) ||
+          l.wait_until(system_clock::time_point()) || l.wait_until(own_clock::time_point::min()) ||
+          l.wait_for(duration<double>(-1e300));
+    ok(!got && ms_since(t0) < 1000.0, "latch: negative and past deadlines, min(): one try each, false");
+    jump_back("latch::wait_until", [&l](jump_clock::time_point tp) { return l.wait_until(tp); });
+    // (t0 before the thread that counts down 30 ms after its start: the wait is >= 30 ms)
+    t0 = steady_clock::now();
+    std::thread c([&l] {
+        std::this_thread::sleep_for(milliseconds(30));
+        l.count_down();
+    });
+    got = l.wait_for(nanoseconds::max());
+    ms = ms_since(t0);
+    c.join();
+    ok(got && ms >= 25.0, "latch::wait_for(nanoseconds::max()) waits for the count_down: true after %.1f ms", ms);
+    fastsync::latch l2(1), l3(1), l4(1);
+    std::thread c2([&] {
+        std::this_thread::sleep_for(milliseconds(30));
+        l2.count_down();
+        l3.count_down();
+        l4.count_down();
+    });
+    got = l2.wait_for(hours::max()) && l3.wait_until(system_clock::time_point::max()) &&
+          l4.wait_until(own_clock::time_point::max());
+    c2.join();
+    ok(got, "latch: wait_for(hours::max()), wait_until(system_clock and a converted clock's time_point::max()): "
+            "for ever, true at the count_down");
+    ok(l.wait_for(seconds(0)) && l.wait_until(steady_clock::time_point::min()),
+       "an open latch: a zero or past deadline is true");
+}
+
+// add (fastsync's own): a wait group used twice; wait_any over a latch, fastsync::latch and C's;
+// C code counting down and waiting on the same latch.
+static void latch_add_any_and_c()
+{
+    fastsync::latch wg(0);
+    bool open0 = wg.try_wait();
+    int work[2][3] = {{0, 0, 0}, {0, 0, 0}}; // each worker's result, a plain int per use
+    int seen = 0;
+    for (int use = 0; use < 2; use++) {
+        wg.add(3);
+        std::vector<std::thread> t;
+        for (int i = 0; i < 3; i++)
+            t.push_back(std::thread([&wg, &work, use, i] {
+                work[use][i] = 10 * use + i + 1;
+                wg.count_down();
+            }));
+        wg.wait(); // every wait on this use returns before the next add
+        for (int i = 0; i < 3; i++) seen += work[use][i] == 10 * use + i + 1;
+        for (size_t i = 0; i < t.size(); i++) t[i].join();
+    }
+    wg.add(1);
+    ok(open0 && seen == 6 && !wg.try_wait() && (wg.count_down(), wg.try_wait()),
+       "latch as a wait group: open at 0; add(3), 3 workers count down, the wait sees their results (%d of 6), "
+       "twice; add(1) closes it again",
+       seen);
+
+    fastsync::latch l(1);
+    fastsync::event e;
+    fastsync::counting_semaphore<> sem(0);
+    fastsync_latch_t cl;
+    fastsync_latch_init(&cl, 1, 0);
+    is_int(fastsync::try_wait_any(l, e, cl), -1, "try_wait_any(latch, event, C latch), none ready: -1");
+    is_int(fastsync::wait_any_for(milliseconds(5), l, cl), -1, "wait_any_for(5 ms) over two closed latches: -1");
+    std::thread c([&l] {
+        std::this_thread::sleep_for(milliseconds(20));
+        l.count_down();
+    });
+    is_int(fastsync::wait_any(sem, l, cl), 1, "wait_any(sem, latch, C latch): the latch's count_down wins");
+    c.join();
+    ok(l.try_wait() && !sem.try_acquire(), "the latch left open (reported, not changed), no token taken");
+    (void)fastsync_latch_count_down(&cl, 1);
+    is_int(fastsync::wait_any(sem, cl), 1, "wait_any(sem, C latch at 0): the C latch");
+    ok(fastsync_latch_destroy(&cl) == 0, "no waiter left registered on the C latch");
+
+    // C code on the same latch: a C thread waits, C and C++ count it down
+    fastsync::latch s(2);
+    int c_ret = -1;
+    std::thread cw([&s, &c_ret] { c_ret = cxx_share_latch_wait(s.native_handle()); });
+    while (cxx_share_latch_waiters(s.native_handle()) == 0) std::this_thread::yield(); // registered
+    int r1 = cxx_share_latch_count_down(s.native_handle(), 1);
+    bool closed = !s.try_wait();
+    s.count_down();
+    cw.join();
+    int r2 = cxx_share_latch_count_down(s.native_handle(), 1); // below 0: EINVAL, unchanged
+    ok(r1 == 0 && closed && c_ret == 0 && s.try_wait() && r2 == EINVAL,
+       "latch and C code: a C waiter (native_handle) released by a C count_down and a C++ one; a C count_down "
+       "below 0 is EINVAL");
+}
+
+#if defined(__linux__)
+// A latch destroyed by the thread whose count_down opened it, while the waiter that count_down
+// woke is held 50 ms in a signal handler, still registered: the destructor must wait for it
+// to leave (the C destroy says EBUSY), not give up or touch nothing while the waiter still
+// reads and writes the latch, which lies at the end of a page unmapped as it returns.
+static std::atomic<int> latch_in_handler(0); // seq_cst: a flag polled across threads
+static void latch_slow_handler(int)
+{
+    latch_in_handler.store(1);
+    struct timespec d = {0, 50000000};
+    while (nanosleep(&d, &d) != 0) {
+    }
+}
+static void latch_destroy_slow_waiter()
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *mem = static_cast<char *>(mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE,
+                                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (mem == MAP_FAILED) bail("mmap");
+    fastsync::latch *l = new (mem + page - sizeof(fastsync::latch)) fastsync::latch(1);
+    struct sigaction sa = {};
+    sa.sa_handler = latch_slow_handler;
+    sigaction(SIGUSR2, &sa, nullptr);
+    std::thread w([l] { l->wait(); });
+    while (cxx_share_latch_waiters(l->native_handle()) == 0) std::this_thread::yield(); // registered
+    pthread_kill(w.native_handle(), SIGUSR2);
+    // (a sanitizer may defer the handler while the thread sleeps: then it proves nothing)
+    steady_clock::time_point h0 = steady_clock::now();
+    while (latch_in_handler.load() == 0 && ms_since(h0) < 3000.0) std::this_thread::yield();
+    bool held = latch_in_handler.load() != 0;
+    steady_clock::time_point t0 = steady_clock::now();
+    l->count_down();
+    unsigned still = cxx_share_latch_waiters(l->native_handle());
+    l->~latch();
+    double ms = ms_since(t0);
+    munmap(mem, static_cast<size_t>(page));
+    w.join(); // a touch of the unmapped page would have been a SIGSEGV
+    if (held)
+        ok(still == 1 && ms >= 20.0, "latch destroyed right after the count_down that opened it, its waiter held in "
+                                     "a signal handler: the destructor waited %.1f ms for it to leave", ms);
+    else
+        skip("the signal handler did not run while the waiter slept (deferred by the sanitizer)",
+             "a latch's destructor waits for a slow released waiter");
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGUSR2, &sa, nullptr);
+}
+#else
+static void latch_destroy_slow_waiter() { skip("needs Linux (mmap, signals)", "a latch's destructor waits for a slow released waiter"); }
+#endif
+
+// Barrier phases: THREADS threads x R phases, each thread writing its slot of the phase
+// before arrive_and_wait and reading all of them after (slots[r % 2]: a slot is written again
+// only two phases later, after every reader of it has arrived in the phase between). With a
+// completion (phase_counter): it runs once per phase, sees every slot, and every thread of
+// the phase reads its count at r + 1 after returning (so it ran before any of them returned;
+// it sleeps 2 ms every 50th phase to make a late run show).
+template <class Barrier> static void barrier_phases(const char *what, Barrier &b, long *phases, long (*slots)[4])
+{
+    static const long R = 1000;
+    std::atomic<long> bad(0); // seq_cst: a sum read after the joins
+    std::vector<std::thread> t;
+    for (int i = 0; i < THREADS; i++)
+        t.push_back(std::thread([&b, &bad, phases, slots, i] {
+            long mine = 0;
+            for (long r = 0; r < R; r++) {
+                slots[r % 2][i] = r;
+                b.arrive_and_wait();
+                for (int k = 0; k < THREADS; k++) mine += slots[r % 2][k] != r;
+                if (phases) mine += *phases != r + 1;
+            }
+            bad += mine;
+        }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    ok(bad.load() == 0 && (!phases || *phases == R),
+       "%s: %d threads x %ld phases: every thread read every slot of its phase%s (%ld wrong reads)", what, THREADS, R,
+       phases ? "; the completion ran once per phase, before any thread of it returned" : "", bad.load());
+}
+
+static void barriers()
+{
+    long slots[2][4] = {{-1, -1, -1, -1}, {-1, -1, -1, -1}};
+    {
+        fastsync::barrier<> b(THREADS);
+        barrier_phases("barrier<>", b, nullptr, slots);
+    }
+    long phases = 0, cbad = 0;
+    long slots2[2][4] = {{-1, -1, -1, -1}, {-1, -1, -1, -1}};
+    phase_counter pc = {&phases, slots2, THREADS, &cbad};
+    {
+        fastsync::barrier<phase_counter> b(THREADS, pc);
+        barrier_phases("barrier<completion>", b, &phases, slots2);
+    }
+    ok(cbad == 0, "and the completion found every thread's slot at its phase (%ld wrong)", cbad);
+    // a lambda, as the standard's examples; a barrier of one thread runs it at every phase
+    int x = 0;
+    auto add = [&x]() noexcept { ++x; };
+    fastsync::barrier<decltype(add)> one(1, add);
+    for (int i = 0; i < 5; i++) one.arrive_and_wait();
+    is_int(x, 5, "barrier<lambda>(1): its completion ran at each of 5 phases");
+
+    // C code on barrier<>'s C object: two C++ threads and one C thread (native_handle)
+    long s3[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
+    fastsync::barrier<> b3(3);
+    const long R = 500;
+    long c_bad = -1;
+    std::thread c([&] { c_bad = cxx_share_barrier(b3.native_handle(), s3, 2, R); });
+    std::atomic<long> bad(0); // seq_cst: a sum read after the joins
+    std::vector<std::thread> t;
+    for (int me = 0; me < 2; me++)
+        t.push_back(std::thread([&, me] {
+            long mine = 0;
+            for (long r = 0; r < R; r++) {
+                s3[r % 2][me] = r;
+                b3.arrive_and_wait();
+                for (int k = 0; k < 3; k++) mine += s3[r % 2][k] != r;
+            }
+            bad += mine;
+        }));
+    for (size_t i = 0; i < t.size(); i++) t[i].join();
+    c.join();
+    ok(c_bad == 0 && bad.load() == 0,
+       "barrier<> shared with C code (fastsync_barrier_wait on native_handle): %ld phases of 2 C++ threads and a C "
+       "one, every slot read at its phase",
+       R);
+}
+
+// A process-shared latch and barrier (with a completion) across fork.
+static void latch_barrier_process_shared()
+{
+#if FASTSYNC_HAS_SHARED && defined(__linux__)
+    struct count_phase {
+        long *phases;
+        void operator()() noexcept { ++*phases; }
+    };
+    struct area {
+        fastsync::latch l;
+        fastsync::barrier<count_phase> b;
+        long phases;
+        area() : l(1, fastsync::process_shared), b(2, fastsync::process_shared, count_phase{&phases}), phases(0) {}
+    };
+    const long R = 200;
+    void *mem = mmap(nullptr, sizeof(area), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) bail("mmap");
+    area *x = new (mem) area;
+    pid_t pid = fork();
+    if (pid == 0) {
+        while (cxx_share_latch_waiters(x->l.native_handle()) == 0) std::this_thread::yield(); // the parent asleep
+        x->l.count_down();
+        long bad = 0;
+        for (long r = 0; r < R; r++) {
+            x->b.arrive_and_wait();
+            bad += x->phases != r + 1;
+        }
+        _exit(bad == 0 ? 0 : 1);
+    }
+    bool got = x->l.wait_for(seconds(30));
+    long bad = 0;
+    for (long r = 0; r < R; r++) {
+        x->b.arrive_and_wait();
+        bad += x->phases != r + 1;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ok(got && bad == 0 && x->phases == R && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "process_shared latch and barrier<completion> across fork: the parent's wait released by the child's "
+       "count_down; %ld phases, the completion once each before either process returned",
+       R);
+    x->~area();
+    munmap(mem, sizeof(area));
+#else
+    skip("no FASTSYNC_SHARED on this backend", "a process_shared latch and barrier across fork");
+#endif
+}
+
 int main()
 {
 #if defined(__unix__)
@@ -1567,6 +1953,13 @@ int main()
     once_with_c();
     once_cancel();
     once_process_shared();
+    latch_points();
+    latch_totals();
+    latch_deadlines();
+    latch_add_any_and_c();
+    latch_destroy_slow_waiter();
+    barriers();
+    latch_barrier_process_shared();
     diag("C++ %ld, exceptions %s", static_cast<long>(__cplusplus),
 #if defined(__EXCEPTIONS) || defined(__cpp_exceptions)
          "on"

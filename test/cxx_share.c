@@ -67,3 +67,31 @@ unsigned cxx_share_once_state(fastsync_once_t *o)
      * it is ordered by the once's own acquire and release */
     return fastsync__load(&o->state, memory_order_relaxed) & FASTSYNC__ONCE_STATE;
 }
+
+int cxx_share_latch_count_down(fastsync_latch_t *l, unsigned n)
+{
+    return fastsync_latch_count_down(l, n);
+}
+
+int cxx_share_latch_wait(fastsync_latch_t *l)
+{
+    return fastsync_latch_wait(l);
+}
+
+unsigned cxx_share_latch_waiters(fastsync_latch_t *l)
+{
+    /* relaxed: a poll; what the caller reads after it is ordered by the latch's own acquire
+     * and release */
+    return fastsync__latch_waiters(fastsync__load(&l->state, memory_order_relaxed));
+}
+
+long cxx_share_barrier(fastsync_barrier_t *b, long (*slots)[3], int me, long n)
+{
+    long bad = 0;
+    for (long r = 0; r < n; r++) {
+        slots[r % 2][me] = r;
+        (void)fastsync_barrier_wait(b);
+        for (int i = 0; i < 3; i++) bad += slots[r % 2][i] != r;
+    }
+    return bad;
+}

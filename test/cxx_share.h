@@ -25,6 +25,16 @@ int cxx_share_once(fastsync_once_t *o, int *runs);
 /* White-box: o's state field (0 never initialised, 1 an initialiser runs, 2 one runs and a
  * caller may sleep, 3 done). */
 unsigned cxx_share_once_state(fastsync_once_t *o);
+/* fastsync_latch_count_down and fastsync_latch_wait, called from C; white-box: the number
+ * of waiters registered on l. */
+int cxx_share_latch_count_down(fastsync_latch_t *l, unsigned n);
+int cxx_share_latch_wait(fastsync_latch_t *l);
+unsigned cxx_share_latch_waiters(fastsync_latch_t *l);
+/* n rounds of a 3-thread barrier phase, as participant `me` (0..2): it writes
+ * slots[r % 2][me] = r, waits (fastsync_barrier_wait), and reads the three slots of round r
+ * (a slot is written again two rounds later, after every reader of it has arrived in the
+ * round between). Returns the reads that did not find r. */
+long cxx_share_barrier(fastsync_barrier_t *b, long (*slots)[3], int me, long n);
 #ifdef __cplusplus
 }
 #endif

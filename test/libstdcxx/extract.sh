@@ -13,7 +13,7 @@ top=$(basename "$tar" .tar.xz | sed 's/-dfsg$//')
 suite=$top/libstdc++-v3/testsuite
 dirs="semaphore mutex timed_mutex shared_mutex shared_timed_mutex condition_variable
       condition_variable_any unique_lock shared_lock lock_guard scoped_lock lock try_lock
-      call_once"
+      call_once latch barrier"
 dirs=$(echo $dirs)
 # .extracted holds the folders taken: a new one in the list extracts again
 if [ ! -f "$out/$top/.extracted" ] || [ "$tar" -nt "$out/$top/.extracted" ] ||

@@ -5,7 +5,7 @@
 # test would then check libstdc++, not fastsync.
 set -eu
 sed -f "$(dirname "$0")/rewrite.sed" "$1" > "$2.tmp"
-if grep -nE '\bstd::(mutex|timed_mutex|shared_mutex|shared_timed_mutex|condition_variable|condition_variable_any|counting_semaphore|binary_semaphore|notify_all_at_thread_exit|once_flag|call_once)\b' "$2.tmp"; then
+if grep -nE '\bstd::(mutex|timed_mutex|shared_mutex|shared_timed_mutex|condition_variable|condition_variable_any|counting_semaphore|binary_semaphore|notify_all_at_thread_exit|once_flag|call_once|latch|barrier)\b' "$2.tmp"; then
     echo "rewrite.sh: $1 still names a standard type fastsync replaces (above)" >&2
     exit 1
 fi
