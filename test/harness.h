@@ -64,6 +64,12 @@
  *   test_once_word(o), test_once_state(o), test_once_force_word(o, v), test_dump_once(what, o)
  *                                the once's whole word, its state field (NEW 0, RUNNING 1,
  *                                WAITED 2, DONE 3), the word overwritten, a diag line
+ *   test_barrier_word(b), test_barrier_arrived(b), test_barrier_leaving(b),
+ *   test_dump_barrier(what, b)   the barrier's state word, the threads arrived in its round,
+ *                                its count of released threads not yet out, a diag line
+ *   test_latch_word(l), test_latch_count(l), test_latch_waiters(l), test_latch_force_word(l, v),
+ *   test_dump_latch(what, l)     the latch's whole word, its count, its waiters registered,
+ *                                the word overwritten (relaxed), a diag line
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -456,6 +462,35 @@ static inline void test_dump_once(const char *what, const fastsync_once_t *o)
     uint32_t v = test_once_word(o);
     diag("%s: word 0x%08" PRIx32 " (%s, shared %d)", what, v, state[v & FASTSYNC__ONCE_STATE],
          (v & FASTSYNC__ONCE_SHARED) != 0);
+}
+
+/* The latch's word (fastsync.h, "Latch": count in bits 0..20, waiters registered in 21..30,
+ * shared in bit 31); force: overwritten (relaxed, as test_rwlock_force_word), for the state
+ * of a full waiter field that 1023 threads would make. */
+static inline uint32_t test_latch_word(const fastsync_latch_t *l) { return fastsync__load(&l->state, memory_order_relaxed); }
+static inline uint32_t test_latch_count(const fastsync_latch_t *l) { return fastsync__latch_count(test_latch_word(l)); }
+static inline uint32_t test_latch_waiters(const fastsync_latch_t *l) { return fastsync__latch_waiters(test_latch_word(l)); }
+static inline void test_latch_force_word(fastsync_latch_t *l, uint32_t v) { fastsync__store(&l->state, v, memory_order_relaxed); }
+
+static inline void test_dump_latch(const char *what, const fastsync_latch_t *l)
+{
+    uint32_t v = test_latch_word(l);
+    diag("%s: word 0x%08" PRIx32 " (count %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
+         fastsync__latch_count(v), fastsync__latch_waiters(v), fastsync__latch_shared(v));
+}
+
+/* The barrier's words (fastsync.h, "Barrier": arrived in bits 0..19, slept 20, round 21..30,
+ * shared 31; `leaving` apart). */
+static inline uint32_t test_barrier_word(const fastsync_barrier_t *b) { return fastsync__load(&b->state, memory_order_relaxed); }
+static inline uint32_t test_barrier_arrived(const fastsync_barrier_t *b) { return test_barrier_word(b) & FASTSYNC__BAR_ARRIVED; }
+static inline uint32_t test_barrier_leaving(const fastsync_barrier_t *b) { return fastsync__load(&b->leaving, memory_order_relaxed); }
+
+static inline void test_dump_barrier(const char *what, const fastsync_barrier_t *b)
+{
+    uint32_t v = test_barrier_word(b);
+    diag("%s: word 0x%08" PRIx32 " (arrived %" PRIu32 " of %" PRIu32 ", slept %d, round %" PRIu32 ", shared %d), leaving %" PRIu32,
+         what, v, v & FASTSYNC__BAR_ARRIVED, b->count, (v & FASTSYNC__BAR_SLEPT) != 0,
+         (v & FASTSYNC__BAR_ROUND) / FASTSYNC__BAR_ROUND_ONE, (v & FASTSYNC__BAR_SHARED) != 0, test_barrier_leaving(b));
 }
 
 /* ---- time ---- */
