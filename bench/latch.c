@@ -28,12 +28,12 @@
  *            sched_yield; the last one back from a round releases the next (main only the
  *            first). The waiters' history before they sleep counts here: libstdc++'s
  *            std::latch::wait spins 16 times (12 pauses, 4 sched_yields) before its futex
- *            wait, fastsync's sleeps at once; on the 2-vCPU VM of bench/results/latch.txt, at
- *            2+2 that spin alone, ending some 100 µs before the opening, took the time from
- *            ~28 µs to ~5 µs (fastsync's waiter given the same spin: 4.8 and 5.5 µs, against
- *            28.6 and 30.2 without, std::latch 4.8-5.0 beside it), and the opening
- *            count_down's own call from ~15 µs to ~4 µs; at 4+4 and 8+8 it made no
- *            difference. A scheduler effect, not the wake's cost.
+ *            wait, and fastsync's spins too (FASTSYNC_SPIN, FASTSYNC_SPIN_YIELDS); on the
+ *            2-vCPU VM, at 2+2 that spin alone, ending some 100 µs before the opening, took
+ *            the time from ~28 µs to ~5 µs (fastsync's waiter before it spun: 26-30 µs,
+ *            std::latch 4.8-5.0 beside it), and the opening count_down's own call from ~15
+ *            µs to ~4 µs; at 4+4 and 8+8 it made no difference. A scheduler effect, not
+ *            the wake's cost.
  * Each counter writes its slot of the round before its count_down: a waiter that returns
  * and reads a slot not yet written fails the run; so does a latch not open after its count
  * of count_downs (try_wait), or a count_down that fastsync refuses.
