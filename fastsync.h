@@ -162,7 +162,8 @@
  *
  * Latch, 4 bytes: a count that threads count down and any number of threads wait for to
  * reach 0 (C++ std::latch), or, with add, a wait group (Go's sync.WaitGroup). A count_down is
- * one CAS, and makes a FUTEX_WAKE only when it opens the latch with a thread asleep.
+ * one CAS, and makes a FUTEX_WAKE only when it opens the latch with a waiter registered
+ * (a thread that spun and went on to sleep).
  *   int  fastsync_latch_init(fastsync_latch_t *l, unsigned count, int flags);
  *            EINVAL: count > FASTSYNC_LATCH_MAX (2^21 - 1), or bad flags
  *   int  fastsync_latch_destroy(fastsync_latch_t *l);    EBUSY while a waiter is registered
@@ -182,25 +183,28 @@
  *            0 once the count is 0: everything the counters did before their count_down
  *            happens before the return. Waits are cancellation points (a cancelled waiter
  *            deregisters); any number of threads may wait (beyond 1023 at once, the others
- *            look every 1 ms). A latch may be freed once every wait on it has returned.
+ *            look every 1 ms; a wait_any that meets a latch with 1023 looks at all its
+ *            entries in the fallback's slices, below). A latch may be freed once every wait
+ *            on it has returned.
  *   FASTSYNC_LATCH_INIT  static initializer: count 0 (a wait group before its first add)
  *   A latch entry for wait_any: fastsync_wait_latch (below).
  *
  * Barrier, 12 bytes: count threads meet; cyclic (pthread_barrier_t).
  *   int  fastsync_barrier_init(fastsync_barrier_t *b, unsigned count, int flags);
- *            EINVAL: count 0 or above FASTSYNC_BARRIER_MAX (2^20 - 1), or bad flags
+ *            EINVAL: count 0 or above FASTSYNC_BARRIER_MAX (2^16 - 1), or bad flags
  *   int  fastsync_barrier_wait(fastsync_barrier_t *b);
  *            returns once count threads have called it in this round: FASTSYNC_BARRIER_SERIAL
  *            (-1, as PTHREAD_BARRIER_SERIAL_THREAD) in exactly one of them, 0 in the others;
  *            everything each did before its call happens before every return. The next
- *            round begins at once. Two RMWs per thread per round (a third to sleep), a
- *            FUTEX_WAKE per round only if a thread slept. Not a cancellation point (as
+ *            round begins at once; any threads may take part in any round. Two RMWs per
+ *            thread per round (the serial thread three; a third to sleep), a FUTEX_WAKE per
+ *            round only if a thread slept. Not a cancellation point (as
  *            pthread_barrier_wait). More than count threads in one round: undefined.
  *   int  fastsync_barrier_destroy(fastsync_barrier_t *b);
  *            EBUSY while a round is in progress (a thread has arrived); else it waits
- *            (yielding) until every thread released by the last round has finished with
- *            the object, and returns 0: the memory may be freed then, as soon as any
- *            thread's last wait has returned (EBUSY after a second in which none did).
+ *            (yielding) until every thread released by any round has finished with the
+ *            object, and returns 0: the memory may be freed then, as soon as any thread's
+ *            last wait has returned (EBUSY after a second in which none did).
  *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
@@ -267,7 +271,7 @@
  *            cancel or wait on them again). ETIMEDOUT, EINVAL: the deadline as below; n 0 or
  *            above 64, a NULL list, index or object, an object named twice (two tickets of
  *            one condvar too). Never EINTR; a cancellation point like the other waits (a
- *            cancelled wait leaves the semaphores it joined, its tickets stay registered).
+ *            cancelled wait leaves the semaphores and latches it joined, its tickets stay registered).
  *            Sleeps in futex_waitv on Linux >= 5.16; elsewhere, and where that call is
  *            refused, on one object at a time in slices of 50 us to 10 ms (an object it is
  *            not asleep on is seen up to a slice late; see "Waiting for any of several
@@ -389,7 +393,8 @@
  *     if no other writer waits and none holds the lock, lets in the readers it held back.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
  *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
- *     sizeof(fastsync_once_t) == 4,
+ *     sizeof(fastsync_once_t) == 4, sizeof(fastsync_latch_t) == 4,
+ *     sizeof(fastsync_barrier_t) == 12,
  *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
@@ -418,12 +423,21 @@
  *     holds readers back for good, as a waiting writer does: untimed read locks wait for
  *     good, timed ones time out; every later unlock that frees the lock makes a needless
  *     FUTEX_WAKE; destroy says EBUSY.
+ *   - A latch waiter that dies registered leaves the waiter count raised for good: the
+ *     count_down that opens the latch makes a needless FUTEX_WAKE, destroy says EBUSY, and
+ *     an add from 0 (the next use as a wait group) says EINVAL. A counter that dies before
+ *     its count_down leaves the latch closed: its waiters wait for good (or their
+ *     deadline). A barrier thread that dies before it arrives leaves its round short for
+ *     good; one that dies released but before it counts itself out makes destroy say
+ *     EBUSY after a second. A once initialiser that dies leaves the once RUNNING (or
+ *     WAITED): its callers wait for good (a cancelled one aborts, above).
  *   - fork while another thread waits on a private object: in the child the object is a
  *     copy that still counts that waiter, which does not exist there: the costs of a dead
  *     waiter, above.
  *
  * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
- *   event_reset, event_is_set, cond_signal, cond_broadcast and deadline_in may be called
+ *   event_reset, event_is_set, cond_signal, cond_broadcast, latch_count_down, latch_add,
+ *   latch_trywait and deadline_in may be called
  *   from a signal handler (lock-free atomics and raw system calls; errno is kept; a
  *   cond_destroy that waits for released waiters yields, and if the interrupted thread is
  *   one of them it says EBUSY after a second). The
@@ -466,9 +480,9 @@
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
  *   the backends      Linux futex; Windows; POSIX wait table; OS/2 (fastsync_os2.h)
  *   deadlines         deadline_in and the argument checks every wait shares
- *   the primitives    semaphore, manual-reset event, mutex, reader-writer lock, condition
- *                     variable: each written once, over the seam; then waiting for any of
- *                     several of them
+ *   the primitives    semaphore, manual-reset event, mutex, reader-writer lock, one-time
+ *                     initialisation, latch, barrier, condition variable: each written
+ *                     once, over the seam; then waiting for any of several of them
  *   before them       configuration, and the atomics layer (C11, C++11 std::atomic, or OS/2's
  *                     locked operations) that every primitive goes through
  *
@@ -3167,52 +3181,63 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
  *
  * State: three 32-bit words.
  *   `state`, atomic, the futex word:
- *     bits  0..19  arrived  threads that have arrived in the current round (0..count)
- *     bit  20      slept    a thread of the current round may sleep: the round's end wakes
- *     bits 21..30  round    the round's number, mod 2^10
- *     bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
- *   `leaving`, atomic: threads released by the last round that have not finished with the
- *     object (set by the serial thread, counted down by the others)
+ *     bits  0..15  arrived  threads that have arrived in the current round (0..count)
+ *     bit  16      slept    a thread of the current round may sleep: the round's end wakes
+ *     bit  17      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *     bits 18..31  round    the round's number, mod 2^14
+ *   `leaving`, atomic: threads released by a round that have not finished with the object
+ *     yet (each round's serial thread adds its count - 1, the others count themselves out)
  *   `count`, plain: the threads per round, set by init, only read afterwards
  *
  * A round (every transition one RMW on `state`, except where said):
  *   arrive      arrived += 1 (fetch_add). The thread that makes it `count` is the serial one:
- *               it stores leaving = count - 1, then ends the round with one CAS
+ *               it adds count - 1 to `leaving`, then ends the round with one CAS
  *               (arrived 0, slept 0, round + 1), and wakes all if that CAS read `slept`.
  *   wait        every other thread polls `state` until the round number moves (bounded
  *               spin as the mutex's), then sets `slept` (CAS) and sleeps on the word while
  *               it holds the value with `slept`; then leaving -= 1 (its last access).
- * So a thread makes two RMWs per round (the arrival, and the end or leaving -= 1), a third
- * only to sleep, and a round's end makes a wake only if someone set `slept`.
+ * So a thread makes two RMWs per round (the arrival, and leaving -= 1), a third only to
+ * sleep; the serial thread three (the arrival, leaving += count - 1, the end). A round's
+ * end makes a wake only if someone set `slept`. (`leaving` is added to, not stored: POSIX
+ * lets any threads take part in any round, so a thread released by an earlier round may
+ * still be leaving when a later one ends without it; a store of count - 1 dropped it, and
+ * destroy said 0 while it still had the object to touch.)
  * No lost wakeup: a sleeper sleeps on a value with its own round number and `slept`, which
  * only the end of the round changes; that end's CAS comes after the `slept` CAS in the
  * word's order, reads it and wakes; a wake before the sleep finds the word changed.
- * Rounds do not mix: a thread of round r cannot see round r+1 end before it arrives in r+1
- * (r+1 needs `count` arrivals, its own among them), so a sleeper's round number cannot come
- * back (10 bits are more than enough: one would do), and `leaving` of round r is 0 before
- * the serial thread of r+1 stores it: each thread's leaving -= 1 comes before its next
- * arrival, which the serial thread's arrival reads (acquire).
+ * Rounds do not mix: a thread sleeps only while the round number is its own round's, and
+ * the end of that round moves it. The number is kept mod 2^14: where the same threads meet
+ * in every round it cannot come back (a later round needs the sleeper's own arrival);
+ * where other threads take part in later rounds, a thread released by round r and kept
+ * off the CPU between its `slept` CAS and its sleep while exactly k * 16384 rounds end
+ * without it sleeps on until the next round ends (the bound, as the event's generation).
  * Destroy-safety: the serial thread uses only the word's address after its CAS (the wake).
  * The others still read `state` and write `leaving` after the round ended: destroy waits
- * (yielding) until `leaving` is 0, after which no thread of the round touches the object;
- * EBUSY while a round is in progress (arrived > 0), and after a second with no thread
- * leaving (one died).
+ * (yielding) until `leaving` is 0, after which no thread released by any round touches the
+ * object; EBUSY while a round is in progress (arrived > 0), and after a second with no
+ * thread leaving (one died).
  *
  * Memory order: the arrival is acq_rel and the end's CAS release: every thread's arrival is
  * a release RMW whose release sequence the later RMWs on `state` continue, so the serial
  * thread's arrival (acquire) sees what every thread did before its wait, and its end
  * (release) passes that on, with its own writes, to every thread whose load reads the
- * round moved (acquire). `slept` publishes nothing. leaving -= 1 is
- * release, destroy's load acquire: a destroy that returns 0 comes after every thread's
- * last access. The serial thread's store of `leaving` is relaxed: the end's release CAS
- * publishes it to the threads that count it down, and destroy in another thread comes
- * after that thread's own wait.
+ * round moved (acquire). The end's release also orders the serial thread's own accesses
+ * (its add to `leaving`, the end itself) before anything a released thread does next: a
+ * destroy and free after that thread's wait (GenMC, barrier_destroy_first_genmc: with the
+ * end relaxed, the free came unordered after the serial thread's add). `slept` publishes
+ * nothing. leaving -= 1 is release, destroy's load acquire: every write of `leaving`
+ * after init is an RMW, so a destroy that reads 0 comes after every leaving thread's last
+ * access. The serial thread's add is relaxed: it comes before the end's release CAS,
+ * which every thread it counts reads (acquire) before its own leaving -= 1, so it comes
+ * first in `leaving`'s order.
  *
  * Not a cancellation point (as pthread_barrier_wait: a cancelled thread would leave its
  * round short for ever): cancellation is disabled around the sleep
  * (fastsync__wait_uncancellable).
- * fork: a child's barrier is the parent's at the fork; only the forking thread exists in
- * the child, so a barrier whose round has begun cannot end there.
+ * fork: a child's barrier is the parent's at the fork, arrivals and leaving threads
+ * included; the threads behind them do not exist in the child: a round begun before the
+ * fork ends there only if enough of the child's threads arrive, and with threads still
+ * leaving at the fork the child's destroy says EBUSY after a second.
  * ====================================================================================== */
 
 typedef struct fastsync_barrier {
@@ -3221,14 +3246,14 @@ typedef struct fastsync_barrier {
     uint32_t count;                     /* private */
 } fastsync_barrier_t;
 
-#define FASTSYNC_BARRIER_MAX 0xFFFFFu /* 2^20 - 1 threads per round */
+#define FASTSYNC_BARRIER_MAX 0xFFFFu /* 2^16 - 1 threads per round */
 #define FASTSYNC_BARRIER_SERIAL (-1)  /* as PTHREAD_BARRIER_SERIAL_THREAD */
 
-#define FASTSYNC__BAR_ARRIVED 0x000FFFFFu
-#define FASTSYNC__BAR_SLEPT 0x00100000u
-#define FASTSYNC__BAR_ROUND 0x7FE00000u
-#define FASTSYNC__BAR_ROUND_ONE 0x00200000u
-#define FASTSYNC__BAR_SHARED 0x80000000u
+#define FASTSYNC__BAR_ARRIVED 0x0000FFFFu
+#define FASTSYNC__BAR_SLEPT 0x00010000u
+#define FASTSYNC__BAR_SHARED 0x00020000u
+#define FASTSYNC__BAR_ROUND 0xFFFC0000u
+#define FASTSYNC__BAR_ROUND_ONE 0x00040000u
 
 
 FASTSYNC_API int fastsync__bar_shared(uint32_t v) { return (v & FASTSYNC__BAR_SHARED) != 0; }
@@ -3295,14 +3320,15 @@ FASTSYNC_API int fastsync_barrier_wait(fastsync_barrier_t *b)
         (void)fastsync__fetch_sub(&b->leaving, 1u, memory_order_release);
         return 0;
     }
-    /* relaxed: the end's release CAS below publishes it (see the memory order). */
-    fastsync__store(&b->leaving, count - 1u, memory_order_relaxed);
+    /* relaxed: it comes before the end's release CAS below, which every thread it counts
+     * reads before its own leaving -= 1 (see the memory order). */
+    if (count > 1u) (void)fastsync__fetch_add(&b->leaving, count - 1u, memory_order_relaxed);
     uint32_t end;
     do {
         end = ((v & FASTSYNC__BAR_ROUND) + FASTSYNC__BAR_ROUND_ONE) & FASTSYNC__BAR_ROUND;
         end |= v & FASTSYNC__BAR_SHARED;
-        /* release: pairs with the acquire loads that read the round moved. failure relaxed:
-         * only `slept` can have changed; the next try reads it. */
+        /* release: pairs with the acquire loads that read the round moved (see the memory
+         * order). failure relaxed: only `slept` can have changed; the next try reads it. */
     } while (!fastsync__cas_weak(&b->state, &v, end, memory_order_release, memory_order_relaxed));
     /* From here on `b` may be freed: only its address is used. */
     if (v & FASTSYNC__BAR_SLEPT) fastsync__wake(FASTSYNC__FUTEX_ADDR(&b->state), INT_MAX, fastsync__bar_shared(v));
@@ -3979,8 +4005,8 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * takes the same slices.)
  *
  * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
- * sleeps makes an RMW per semaphore to register and one to leave, a CAS per reset event,
- * and one system call per sleep. It does not spin. Stack: about 3 KB (64 entries' words).
+ * sleeps makes an RMW per semaphore and per closed latch to register and one to leave, a CAS
+ * per reset event, and one system call per sleep. It does not spin. Stack: about 3 KB (64 entries' words).
  * ====================================================================================== */
 
 #define FASTSYNC_WAIT_ANY_MAX 64
@@ -3993,7 +4019,7 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
 
 enum { FASTSYNC__WA_SEM = 1, FASTSYNC__WA_EVENT, FASTSYNC__WA_TICKET, FASTSYNC__WA_LATCH };
 
-/* One entry: made by fastsync_wait_sem, _event or _ticket; private fields. */
+/* One entry: made by fastsync_wait_sem, _event, _latch or _ticket; private fields. */
 typedef struct fastsync_wait_entry {
     int kind;                        /* FASTSYNC__WA_* */
     void *object;                    /* the semaphore, event, condition variable or latch */
@@ -4058,6 +4084,7 @@ struct fastsync__wa {
     struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
     uint32_t *gen; /* events: the generation at the wait's first look (the caller's array) */
     uint64_t joined; /* latches: bit i, entry i's latch counts this wait among its waiters */
+    uint64_t opened; /* latches: bit i, entry i's latch was seen open since the first look */
 };
 
 /* How fastsync__wa_try looks at an entry:
@@ -4108,6 +4135,7 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
             return 1;
         }
         if (how == FASTSYNC__WA_LOOK) return 0;
+        if (w->opened >> i & 1u) return 1; /* open since the wait began (an add closed it) */
         if (how == FASTSYNC__WA_FIRST) {
             w->v[i].word = FASTSYNC__FUTEX_ADDR(&l->state);
             w->v[i].shared = fastsync__latch_shared(v);
@@ -4263,6 +4291,9 @@ FASTSYNC__COLD int fastsync__wa_slow(struct fastsync__wa *w, unsigned *index, cl
             uint32_t v = w->v[i].expected;
             int joined = fastsync__latch_join((fastsync_latch_t *)w->list[i].object, &v);
             if (joined == 1) w->joined |= (uint64_t)1 << i;
+            /* seen open: ready for the look below even if an add (a misuse while a wait
+             * may be in progress) closes it first, as an event set since the wait began */
+            if (joined == 0) w->opened |= (uint64_t)1 << i;
             if (joined < 0 && one == 0) one = 1;
         }
     for (;;) {
@@ -4303,6 +4334,7 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
     w.n = n;
     w.gen = gen;
     w.joined = 0;
+    w.opened = 0;
     for (unsigned i = 0; i < n; i++)
         if (fastsync__wa_try(&list[i], &w, gen, i, FASTSYNC__WA_FIRST)) {
             *index = i;

@@ -479,8 +479,8 @@ static inline void test_dump_latch(const char *what, const fastsync_latch_t *l)
          fastsync__latch_count(v), fastsync__latch_waiters(v), fastsync__latch_shared(v));
 }
 
-/* The barrier's words (fastsync.h, "Barrier": arrived in bits 0..19, slept 20, round 21..30,
- * shared 31; `leaving` apart). */
+/* The barrier's words (fastsync.h, "Barrier": arrived in bits 0..15, slept 16, shared 17,
+ * round 18..31; `leaving` apart). */
 static inline uint32_t test_barrier_word(const fastsync_barrier_t *b) { return fastsync__load(&b->state, memory_order_relaxed); }
 static inline uint32_t test_barrier_arrived(const fastsync_barrier_t *b) { return test_barrier_word(b) & FASTSYNC__BAR_ARRIVED; }
 static inline uint32_t test_barrier_leaving(const fastsync_barrier_t *b) { return fastsync__load(&b->leaving, memory_order_relaxed); }

@@ -15,11 +15,14 @@
  * With BARRIER_DESTROY_FIRST defined (barrier_destroy_first_genmc.c): the first thread back
  * from its wait (a relaxed count), serial or not, destroys and frees: where it is not the
  * serial one, the serial thread may still be between its end CAS and its wake, and its
- * store of `leaving` reaches destroy only through the end's release CAS (102 executions).
+ * add to `leaving` and the end itself come before the free only through the end's release
+ * CAS (102 executions).
  * Planted mistakes: plant_barrier_destroy_no_wait.patch (destroy returns 0 without waiting
  * for `leaving`: the serial thread frees the barrier under a thread still leaving);
  * plant_barrier_leave_relaxed.patch (leaving -= 1 relaxed instead of release: that
- * thread's accesses to the barrier are not ordered before the free). */
+ * thread's accesses to the barrier are not ordered before the free);
+ * plant_barrier_end_relaxed.patch (the end's CAS relaxed: in barrier_destroy_first_genmc
+ * the serial thread's add to `leaving` is not ordered before the free). */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
 #define FASTSYNC__DESTROY_NS 0 /* destroy spins on `leaving`, no clock */
 #define FASTSYNC_SPIN 0

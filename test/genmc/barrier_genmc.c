@@ -21,10 +21,7 @@
  * (2 356 executions, 0.6 s. Count 2 and three rounds took 164 484 executions (74 s), count
  * 3 and one round 40 008 (6 s); count 3 and two rounds did not end in 2 minutes.)
  * Planted mistakes: plant_barrier_arrive_relaxed.patch (the arrival relaxed instead of
- * acq_rel: a race on the slots), plant_barrier_end_relaxed.patch (the round's end relaxed
- * instead of release: the serial thread's store of `leaving` is not published, and the
- * other thread's leaving -= 1 may come before it: `leaving` ends at 1, the final assert),
- * plant_barrier_no_wake.patch (the end skips the
+ * acq_rel: a race on the slots), plant_barrier_no_wake.patch (the end skips the
  * wake `slept` asks for), plant_barrier_no_slept.patch (a thread sleeps without setting
  * `slept`: the end reads it clear and wakes nobody): both liveness violations. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
