@@ -182,6 +182,30 @@ static inline pthread_t bench_thread_start(void *(*fn)(void *), void *arg)
     return t;
 }
 
+static inline void *bench__no_work(void *p) { return p; }
+
+/* Starts a thread that does nothing and joins it: a program that measures "uncontended" calls
+ * first makes itself multi-threaded, as the C libraries' own fast paths for a single-threaded
+ * process would otherwise flatter the peers. */
+static inline void bench_second_thread(void)
+{
+    pthread_join(bench_thread_start(bench__no_work, NULL), NULL);
+}
+
+/* A program's own option --NAME N (bench_parse knows only the common ones): its value, taken
+ * out of argv, or dflt when absent. */
+static inline long bench_take_opt(int *argc, char **argv, const char *name, long dflt)
+{
+    for (int i = 1; i + 1 < *argc; i++)
+        if (strcmp(argv[i], name) == 0) {
+            long v = atol(argv[i + 1]);
+            for (int j = i; j + 2 <= *argc; j++) argv[j] = argv[j + 2];
+            *argc -= 2;
+            return v;
+        }
+    return dflt;
+}
+
 
 /* Memory for one object on its own cache line(s), so that two objects never share one. */
 static inline void *bench_alloc(size_t size)

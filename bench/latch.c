@@ -400,28 +400,13 @@ static int run_op(const char *op, long n, int nw)
     return 0;
 }
 
-static void *no_work(void *p) { return p; }
-
-/* --rounds N, --waiters M, taken out of argv (the common parser does not know them). */
-static long take_opt(int *argc, char **argv, const char *name, long dflt)
-{
-    for (int i = 1; i + 1 < *argc; i++)
-        if (strcmp(argv[i], name) == 0) {
-            long v = atol(argv[i + 1]);
-            for (int j = i; j + 2 <= *argc; j++) argv[j] = argv[j + 2];
-            *argc -= 2;
-            return v;
-        }
-    return dflt;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o;
     /* A second thread, before any measurement (see "cd" above). */
-    pthread_join(bench_thread_start(no_work, NULL), NULL);
-    long nrounds = take_opt(&argc, argv, "--rounds", 0);
-    int nw = (int)take_opt(&argc, argv, "--waiters", 0);
+    bench_second_thread();
+    long nrounds = bench_take_opt(&argc, argv, "--rounds", 0);
+    int nw = (int)bench_take_opt(&argc, argv, "--waiters", 0);
     if (nw > MAXN) nw = MAXN;
     int argn = bench_parse(argc, argv, &o);
     if (o.op) return run_op(o.op, o.iters, nw);

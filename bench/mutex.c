@@ -269,13 +269,11 @@ static int run_op(const char *op, long n)
     return 0;
 }
 
-static void *no_work(void *p) { return p; }
-
 int main(int argc, char **argv)
 {
     struct bench_opts o;
     /* A second thread, before any measurement (see "uncontended" above). */
-    pthread_join(bench_thread_start(no_work, NULL), NULL);
+    bench_second_thread();
     unsigned ms = 0;
     /* --ms N: the time box of one contended run (the common parser knows no --ms) */
     for (int i = 1; i + 1 < argc; i++)

@@ -407,27 +407,12 @@ static int run_op(const char *op, long n)
     return 0;
 }
 
-static void *no_work(void *p) { return p; }
-
-/* --rounds N, taken out of argv (the common parser does not know it). */
-static long take_opt(int *argc, char **argv, const char *name, long dflt)
-{
-    for (int i = 1; i + 1 < *argc; i++)
-        if (strcmp(argv[i], name) == 0) {
-            long v = atol(argv[i + 1]);
-            for (int j = i; j + 2 <= *argc; j++) argv[j] = argv[j + 2];
-            *argc -= 2;
-            return v;
-        }
-    return dflt;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o;
     /* A second thread, before any measurement (see "done" above). */
-    pthread_join(bench_thread_start(no_work, NULL), NULL);
-    long rounds = take_opt(&argc, argv, "--rounds", 0);
+    bench_second_thread();
+    long rounds = bench_take_opt(&argc, argv, "--rounds", 0);
     int argn = bench_parse(argc, argv, &o);
     if (o.op) return run_op(o.op, o.iters);
     bool t_done = argn == 1, t_first = argn == 1, t_race = argn == 1;

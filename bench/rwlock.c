@@ -550,31 +550,15 @@ static int run_op(const char *op, long n)
     return 0;
 }
 
-static void *no_work(void *p) { return p; }
-
-/* The options of this program only (the common parser knows none of them): --NAME N,
- * taken out of argv. */
-static long take_opt(int *argc, char **argv, const char *name, long dflt)
-{
-    for (int i = 1; i + 1 < *argc; i++)
-        if (strcmp(argv[i], name) == 0) {
-            long v = atol(argv[i + 1]);
-            for (int j = i; j + 2 <= *argc; j++) argv[j] = argv[j + 2];
-            *argc -= 2;
-            return v;
-        }
-    return dflt;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o;
     /* A second thread, before any measurement (see "uncontended" above). */
-    pthread_join(bench_thread_start(no_work, NULL), NULL);
-    unsigned ms = (unsigned)take_opt(&argc, argv, "--ms", 0);
-    int attempts = (int)take_opt(&argc, argv, "--attempts", 0);
-    unsigned cap_ms = (unsigned)take_opt(&argc, argv, "--cap", 0);
-    int stop_after = (int)take_opt(&argc, argv, "--stop-after", 0);
+    bench_second_thread();
+    unsigned ms = (unsigned)bench_take_opt(&argc, argv, "--ms", 0);
+    int attempts = (int)bench_take_opt(&argc, argv, "--attempts", 0);
+    unsigned cap_ms = (unsigned)bench_take_opt(&argc, argv, "--cap", 0);
+    int stop_after = (int)bench_take_opt(&argc, argv, "--stop-after", 0);
     int argn = bench_parse(argc, argv, &o);
     if (o.op) return run_op(o.op, o.iters);
     bool t_unc = argn == 1, t_cont = argn == 1, t_starve = argn == 1;
