@@ -189,7 +189,8 @@
  *   FASTSYNC_LATCH_INIT  static initializer: count 0 (a wait group before its first add)
  *   A latch entry for wait_any: fastsync_wait_latch (below).
  *
- * Barrier, 12 bytes: count threads meet; cyclic (pthread_barrier_t).
+ * Barrier, 8 bytes: count threads meet; cyclic (pthread_barrier_t, and std::barrier's
+ * split arrivals and dropping out).
  *   int  fastsync_barrier_init(fastsync_barrier_t *b, unsigned count, int flags);
  *            EINVAL: count 0 or above FASTSYNC_BARRIER_MAX (2^16 - 1), or bad flags
  *   int  fastsync_barrier_wait(fastsync_barrier_t *b);
@@ -197,14 +198,35 @@
  *            (-1, as PTHREAD_BARRIER_SERIAL_THREAD) in exactly one of them, 0 in the others;
  *            everything each did before its call happens before every return. The next
  *            round begins at once; any threads may take part in any round. Two RMWs per
- *            thread per round (the serial thread three; a third to sleep), a FUTEX_WAKE per
- *            round only if a thread slept. Not a cancellation point (as
- *            pthread_barrier_wait). More than count threads in one round: undefined.
+ *            thread per round (a third to sleep), a FUTEX_WAKE per round only if a thread
+ *            slept. Not a cancellation point (as pthread_barrier_wait). More than count
+ *            arrivals in one round, or more than 2^16 - 1 threads inside the barrier's
+ *            waits at once: undefined.
+ *   int  fastsync_barrier_arrive(fastsync_barrier_t *b, unsigned n,
+ *                                fastsync_barrier_token_t *token);
+ *            n arrivals in the current round without waiting (std::barrier::arrive(n));
+ *            *token names the round. FASTSYNC_BARRIER_SERIAL if they were the round's last
+ *            (the round is over: this call ended it), else 0; EINVAL, nothing changed, if n
+ *            is 0 or more than the round still needs. One RMW.
+ *   int  fastsync_barrier_arrive_and_drop(fastsync_barrier_t *b);
+ *            one arrival in the current round, and one fewer in every later round
+ *            (std::barrier::arrive_and_drop): FASTSYNC_BARRIER_SERIAL or 0 as arrive;
+ *            EINVAL, nothing changed, when the round needs no more arrivals. Once every
+ *            thread dropped out (count 0) nobody may arrive (EINVAL; a wait: undefined).
+ *   int  fastsync_barrier_wait_token(fastsync_barrier_t *b, fastsync_barrier_token_t token);
+ *            returns 0 once the round `token` names has ended (at once if it has): what
+ *            every arrival of that round did before it happens before the return. For a
+ *            token of the current or the previous round (std::barrier::wait). Not a
+ *            cancellation point.
+ *   FASTSYNC_BARRIER_INIT(count)  static initializer: fastsync_barrier_init(b, count, 0)'s
+ *            object (count not checked: 1..FASTSYNC_BARRIER_MAX)
  *   int  fastsync_barrier_destroy(fastsync_barrier_t *b);
  *            EBUSY while a round is in progress (a thread has arrived); else it waits
  *            (yielding) until every thread released by any round has finished with the
  *            object, and returns 0: the memory may be freed then, as soon as any thread's
- *            last wait has returned (EBUSY after a second in which none did).
+ *            last fastsync_barrier_wait has returned (EBUSY after a second in which no
+ *            thread finished). After split arrivals: once every wait_token has returned
+ *            (a wait_token that begins as the round ends may still read the word).
  *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
@@ -394,7 +416,7 @@
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
  *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
  *     sizeof(fastsync_once_t) == 4, sizeof(fastsync_latch_t) == 4,
- *     sizeof(fastsync_barrier_t) == 12,
+ *     sizeof(fastsync_barrier_t) == 8 (8-aligned),
  *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
  *
  * What a thread or process leaves behind (as with glibc's sem_t, which counts its waiters
@@ -1590,14 +1612,15 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
 #endif
 
 /* A destroy's wait for the threads that a condition variable or a barrier released and that
- * still use the object: `left` counts them down, each with a release RMW that is its last
- * access; `first` is the caller's acquire load of it. 0 once it reads 0 (acquire: every
+ * still use the object: left(obj) is their number, which each counts down with a release
+ * RMW that is its last access, read with an acquire load; `first` is the caller's own
+ * acquire load of it. 0 once it reads 0 (acquire: every
  * such thread's last access happens before the return, so the memory may be freed); EBUSY
  * as soon as busy(obj) says the object is in use again (misuse), or after
  * FASTSYNC__DESTROY_NS in which the count did not fall (one of them died). Yields between
  * looks. */
-FASTSYNC__COLD int fastsync__drain(FASTSYNC__ATOMIC(uint32_t) *left, uint32_t first,
-                                   int (*busy)(void *), void *obj)
+FASTSYNC__COLD int fastsync__drain(uint32_t (*left)(void *), uint32_t first, int (*busy)(void *),
+                                   void *obj)
 {
 #if FASTSYNC__DESTROY_NS > 0
     struct timespec limit = fastsync_deadline_in(FASTSYNC__DESTROY_NS);
@@ -1608,8 +1631,7 @@ FASTSYNC__COLD int fastsync__drain(FASTSYNC__ATOMIC(uint32_t) *left, uint32_t fi
         if (fastsync__until(CLOCK_MONOTONIC, &limit) <= 0) return EBUSY; /* one died */
         fastsync__yield();
 #endif
-        /* acquire: as the caller's first load. */
-        uint32_t now = fastsync__load(left, memory_order_acquire);
+        uint32_t now = left(obj); /* acquire: as the caller's first load */
 #if FASTSYNC__DESTROY_NS > 0
         if (now < first) limit = fastsync_deadline_in(FASTSYNC__DESTROY_NS);
 #endif
@@ -3179,32 +3201,46 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
 /* ======================================================================================
  * Barrier
  *
- * State: three 32-bit words.
- *   `state`, atomic, the futex word:
- *     bits  0..15  arrived  threads that have arrived in the current round (0..count)
- *     bit  16      slept    a thread of the current round may sleep: the round's end wakes
- *     bit  17      shared   FASTSYNC_SHARED given at init; never changes afterwards
- *     bits 18..31  round    the round's number, mod 2^14
- *   `leaving`, atomic: threads released by a round that have not finished with the object
- *     yet (each round's serial thread adds its count - 1, the others count themselves out)
- *   `count`, plain: the threads per round, set by init, only read afterwards
+ * State: one 64-bit atomic word.
+ *   bits  0..15  arrived  arrivals in the current round (0..count)
+ *   bit  16      slept    a thread of the current round may sleep: the round's end wakes
+ *   bit  17      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 18..31  round    the round's number, mod 2^14
+ *   bits 32..47  count    the arrivals that end a round: init's count, one less for each
+ *                         arrive_and_drop
+ *   bits 48..63  leaving  threads inside fastsync_barrier_wait (arrived, or released and
+ *                         not finished with the object) and inside a wait_token that
+ *                         had to wait
+ * The low half (bits 0..31) is the futex word. Each thread keeps its own place in
+ * `leaving` from its arrival on, so no thread ever adds for another: POSIX lets any
+ * threads take part in any round, and a thread released by an earlier round may still be
+ * leaving when a later round ends without it (test barrier_mixed_rounds).
  *
- * A round (every transition one RMW on `state`, except where said):
- *   arrive      arrived += 1 (fetch_add). The thread that makes it `count` is the serial one:
- *               it adds count - 1 to `leaving`, then ends the round with one CAS
- *               (arrived 0, slept 0, round + 1), and wakes all if that CAS read `slept`.
- *   wait        every other thread polls `state` until the round number moves (bounded
- *               spin as the mutex's), then sets `slept` (CAS) and sleeps on the word while
- *               it holds the value with `slept`; then leaving -= 1 (its last access).
- * So a thread makes two RMWs per round (the arrival, and leaving -= 1), a third only to
- * sleep; the serial thread three (the arrival, leaving += count - 1, the end). A round's
- * end makes a wake only if someone set `slept`. (`leaving` is added to, not stored: POSIX
- * lets any threads take part in any round, so a thread released by an earlier round may
- * still be leaving when a later one ends without it; a store of count - 1 dropped it, and
- * destroy said 0 while it still had the object to touch.)
- * No lost wakeup: a sleeper sleeps on a value with its own round number and `slept`, which
- * only the end of the round changes; that end's CAS comes after the `slept` CAS in the
- * word's order, reads it and wakes; a wake before the sleep finds the word changed.
+ * A round (every transition one RMW on the word):
+ *   wait        arrived += 1 and leaving += 1 (one fetch_add). The thread that makes
+ *               arrived equal count is the serial one: it ends the round with one CAS
+ *               (arrived 0, slept 0, round + 1, and leaving - 1: it has finished), and
+ *               wakes all if that CAS read `slept`. Every other thread polls the word until
+ *               the round number moves (bounded spin, as the mutex's), then sets `slept`
+ *               (CAS) and sleeps on the low half while it holds the value with `slept`;
+ *               then leaving -= 1 (its last access).
+ *   arrive(n)   arrived += n by CAS, refused (EINVAL) when n is 0 or arrived + n > count.
+ *               An arrival that makes arrived equal count ends the round in the same CAS
+ *               (the serial thread's CAS above), and wakes if it read `slept`. It does not
+ *               count itself in `leaving`: it does not wait (its token may be dropped).
+ *   drop        count -= 1 by the same CAS, refused when arrived = count: the arrival
+ *               itself, since a round ends when arrived equals count, and a + 1 = c
+ *               exactly when a = c - 1; later rounds need c - 1.
+ *   wait_token  returns at once if the round moved; else leaving += 1, and waits as a
+ *               thread of `wait` (above), then leaving -= 1.
+ * So a thread of fastsync_barrier_wait makes two RMWs per round (the arrival, and its
+ * leaving -= 1, or for the serial one the end), a third only to sleep; a round's end makes
+ * a wake only if someone set `slept`. (A completion, the C++ barrier's: the serial thread
+ * runs it between its arrival and the end, so that no thread of the round returns before
+ * it has; arrive's CAS then only arrives, and the end is a CAS of its own.)
+ * No lost wakeup: a sleeper sleeps on a low half with its own round number and `slept`,
+ * which only the end of the round changes; that end's CAS comes after the `slept` CAS in
+ * the word's order, reads it and wakes; a wake before the sleep finds the word changed.
  * Rounds do not mix: a thread sleeps only while the round number is its own round's, and
  * the end of that round moves it. The number is kept mod 2^14: where the same threads meet
  * in every round it cannot come back (a later round needs the sleeper's own arrival);
@@ -3212,24 +3248,26 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
  * off the CPU between its `slept` CAS and its sleep while exactly k * 16384 rounds end
  * without it sleeps on until the next round ends (the bound, as the event's generation).
  * Destroy-safety: the serial thread uses only the word's address after its CAS (the wake).
- * The others still read `state` and write `leaving` after the round ended: destroy waits
- * (yielding) until `leaving` is 0, after which no thread released by any round touches the
- * object; EBUSY while a round is in progress (arrived > 0), and after a second with no
- * thread leaving (one died).
+ * The others still read the word and leave after the round ended: destroy waits (yielding)
+ * until `leaving` is 0, after which no thread of any round's wait touches the object;
+ * EBUSY while a round is in progress (arrived > 0), and after a second with no thread
+ * leaving (one died). `leaving` has 16 bits: more than 2^16 - 1 threads inside the waits
+ * at once (more than count arrived, or released threads of several rounds not yet out)
+ * would carry out of the word (undefined, the manual says).
  *
  * Memory order: the arrival is acq_rel and the end's CAS release: every thread's arrival is
- * a release RMW whose release sequence the later RMWs on `state` continue, so the serial
+ * a release RMW whose release sequence the later RMWs on the word continue, so the serial
  * thread's arrival (acquire) sees what every thread did before its wait, and its end
- * (release) passes that on, with its own writes, to every thread whose load reads the
- * round moved (acquire). The end's release also orders the serial thread's own accesses
- * (its add to `leaving`, the end itself) before anything a released thread does next: a
- * destroy and free after that thread's wait (GenMC, barrier_destroy_first_genmc: with the
- * end relaxed, the free came unordered after the serial thread's add). `slept` publishes
- * nothing. leaving -= 1 is release, destroy's load acquire: every write of `leaving`
- * after init is an RMW, so a destroy that reads 0 comes after every leaving thread's last
- * access. The serial thread's add is relaxed: it comes before the end's release CAS,
- * which every thread it counts reads (acquire) before its own leaving -= 1, so it comes
- * first in `leaving`'s order.
+ * (release) passes that on, with its own writes (a completion's), to every thread whose
+ * load reads the round moved (acquire). The end's release also orders the serial thread's
+ * own accesses before anything a released thread does next: a destroy and free after
+ * that thread's wait (GenMC, barrier_destroy_first_genmc). `slept` publishes nothing.
+ * leaving -= 1 is release, destroy's load acquire: every write of the word after init is
+ * an RMW, so a destroy that reads `leaving` 0 comes after every leaving thread's last
+ * access. A wait_token's leaving += 1 is relaxed: it publishes nothing, and it is counted
+ * by a destroy that comes after the round's end only if it comes before that end in the
+ * word's order, which it does when it read the round unmoved (else the thread leaves at
+ * once: a wait_token that begins as the round ends, which the manual leaves to the caller).
  *
  * Not a cancellation point (as pthread_barrier_wait: a cancelled thread would leave its
  * round short for ever): cancellation is disabled around the sleep
@@ -3241,52 +3279,98 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
  * ====================================================================================== */
 
 typedef struct fastsync_barrier {
-    FASTSYNC__ATOMIC(uint32_t) state;   /* private: use the functions */
-    FASTSYNC__ATOMIC(uint32_t) leaving; /* private */
-    uint32_t count;                     /* private */
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
 } fastsync_barrier_t;
+
+typedef uint32_t fastsync_barrier_token_t; /* a round, for fastsync_barrier_wait_token */
 
 #define FASTSYNC_BARRIER_MAX 0xFFFFu /* 2^16 - 1 threads per round */
 #define FASTSYNC_BARRIER_SERIAL (-1)  /* as PTHREAD_BARRIER_SERIAL_THREAD */
 
-#define FASTSYNC__BAR_ARRIVED 0x0000FFFFu
-#define FASTSYNC__BAR_SLEPT 0x00010000u
-#define FASTSYNC__BAR_SHARED 0x00020000u
-#define FASTSYNC__BAR_ROUND 0xFFFC0000u
-#define FASTSYNC__BAR_ROUND_ONE 0x00040000u
+#ifdef __cplusplus
+#define FASTSYNC_BARRIER_INIT(count) { { (uint64_t)(count) << 32 } }
+#else
+#define FASTSYNC_BARRIER_INIT(count) { (uint64_t)(count) << 32 }
+#endif
 
+#define FASTSYNC__BAR_ARRIVED 0x000000000000FFFFull
+#define FASTSYNC__BAR_SLEPT 0x0000000000010000ull
+#define FASTSYNC__BAR_SHARED 0x0000000000020000ull
+#define FASTSYNC__BAR_ROUND 0x00000000FFFC0000ull
+#define FASTSYNC__BAR_ROUND_ONE 0x0000000000040000ull
+#define FASTSYNC__BAR_COUNT 0x0000FFFF00000000ull
+#define FASTSYNC__BAR_COUNT_ONE 0x0000000100000000ull
+#define FASTSYNC__BAR_LEAVING 0xFFFF000000000000ull
+#define FASTSYNC__BAR_LEAVE_ONE 0x0001000000000000ull
 
-FASTSYNC_API int fastsync__bar_shared(uint32_t v) { return (v & FASTSYNC__BAR_SHARED) != 0; }
+FASTSYNC_API int fastsync__bar_shared(uint64_t v) { return (v & FASTSYNC__BAR_SHARED) != 0; }
+FASTSYNC_API uint32_t fastsync__bar_arrived(uint64_t v) { return (uint32_t)(v & FASTSYNC__BAR_ARRIVED); }
+FASTSYNC_API uint32_t fastsync__bar_count(uint64_t v) { return (uint32_t)((v & FASTSYNC__BAR_COUNT) >> 32); }
+FASTSYNC_API uint32_t fastsync__bar_leaving(uint64_t v) { return (uint32_t)(v >> 48); }
+
+/* The futex word, the low half: its address, computed, never read, by the end. */
+FASTSYNC_API void *fastsync__bar_futex(fastsync_barrier_t *b)
+{
+    return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&b->state));
+}
 
 FASTSYNC_API int fastsync_barrier_init(fastsync_barrier_t *b, unsigned count, int flags)
 {
     if (!fastsync__flags_ok(flags) || count == 0 || count > FASTSYNC_BARRIER_MAX) return EINVAL;
+    uint64_t v = (uint64_t)count * FASTSYNC__BAR_COUNT_ONE;
+    if (flags & FASTSYNC_SHARED) v |= FASTSYNC__BAR_SHARED;
     /* relaxed: the caller publishes the object with its own happens-before. */
-    fastsync__store(&b->state, (flags & FASTSYNC_SHARED) ? FASTSYNC__BAR_SHARED : 0u, memory_order_relaxed);
-    fastsync__store(&b->leaving, 0u, memory_order_relaxed);
-    b->count = (uint32_t)count;
+    fastsync__store(&b->state, v, memory_order_relaxed);
     return 0;
 }
 
-/* fastsync__drain's busy test: a thread has arrived (a round began while threads of the last
- * one were still leaving: misuse). relaxed: a snapshot. */
+/* fastsync__drain's view of the barrier: `leaving` (acquire: pairs with each leaving
+ * thread's release RMW, its last access), and its busy test: a thread has arrived (a round
+ * began while threads of the last one were still leaving: misuse; relaxed: a snapshot). */
+FASTSYNC__COLD uint32_t fastsync__barrier_left(void *b)
+{
+    return fastsync__bar_leaving(fastsync__load(&((fastsync_barrier_t *)b)->state, memory_order_acquire));
+}
 FASTSYNC__COLD int fastsync__barrier_busy(void *b)
 {
-    return (fastsync__load(&((fastsync_barrier_t *)b)->state, memory_order_relaxed) & FASTSYNC__BAR_ARRIVED) != 0;
+    return fastsync__bar_arrived(fastsync__load(&((fastsync_barrier_t *)b)->state, memory_order_relaxed)) != 0;
 }
 
 FASTSYNC_API int fastsync_barrier_destroy(fastsync_barrier_t *b)
 {
-    if (fastsync__barrier_busy(b)) return EBUSY; /* a round is in progress */
     /* acquire: pairs with each leaving thread's release RMW, its last access. */
-    uint32_t left = fastsync__load(&b->leaving, memory_order_acquire);
-    return left == 0 ? 0 : fastsync__drain(&b->leaving, left, fastsync__barrier_busy, b);
+    uint64_t v = fastsync__load(&b->state, memory_order_acquire);
+    if (fastsync__bar_arrived(v) != 0) return EBUSY; /* a round is in progress */
+    uint32_t left = fastsync__bar_leaving(v);
+    return left == 0 ? 0 : fastsync__drain(fastsync__barrier_left, left, fastsync__barrier_busy, b);
 }
 
-/* A thread that is not the round's last: wait until the round `v` shows has ended. */
-FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint32_t v)
+/* The word after the end of the round `v` is in: arrived 0, slept 0, the next round. */
+FASTSYNC_API uint64_t fastsync__bar_next(uint64_t v)
 {
-    const uint32_t round = v & FASTSYNC__BAR_ROUND;
+    return (v & (FASTSYNC__BAR_COUNT | FASTSYNC__BAR_LEAVING | FASTSYNC__BAR_SHARED)) |
+           ((v + FASTSYNC__BAR_ROUND_ONE) & FASTSYNC__BAR_ROUND);
+}
+
+/* The end of the round whose arrivals are all in (v: the word after the last one), by the
+ * thread that made the last: `leave` is FASTSYNC__BAR_LEAVE_ONE for a thread of wait (it
+ * has finished), else 0. From its CAS on, `b` may be freed: only its address is used. */
+FASTSYNC_API void fastsync__barrier_end(fastsync_barrier_t *b, uint64_t v, uint64_t leave)
+{
+    /* release: pairs with the acquire loads that read the round moved (see the memory
+     * order). failure relaxed: only `slept` and `leaving` can have changed; the next try
+     * reads them. */
+    while (!fastsync__cas_weak(&b->state, &v, fastsync__bar_next(v) - leave, memory_order_release,
+                               memory_order_relaxed)) {
+    }
+    if (v & FASTSYNC__BAR_SLEPT) fastsync__wake(fastsync__bar_futex(b), INT_MAX, fastsync__bar_shared(v));
+}
+
+/* A thread counted in `leaving`: wait until the round `round` has ended, then leave (its
+ * last access). */
+FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint64_t round)
+{
+    uint64_t v;
     for (int i = 0;; i++) {
         /* acquire: a moved round pairs with the end's release CAS. */
         v = fastsync__load(&b->state, memory_order_acquire);
@@ -3302,37 +3386,86 @@ FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint32_t v)
                 continue;
             v |= FASTSYNC__BAR_SLEPT;
         }
-        fastsync__wait_uncancellable(FASTSYNC__FUTEX_ADDR(&b->state), v, fastsync__bar_shared(v));
+        fastsync__wait_uncancellable(fastsync__bar_futex(b), (uint32_t)v, fastsync__bar_shared(v));
         /* acquire: as above. */
         v = fastsync__load(&b->state, memory_order_acquire);
     }
+    /* leave: the last access. release: pairs with destroy's acquire load. */
+    (void)fastsync__fetch_sub(&b->state, FASTSYNC__BAR_LEAVE_ONE, memory_order_release);
+}
+
+/* fastsync_barrier_wait, with a completion: fn(arg), if fn is not NULL, run by the serial
+ * thread before the round ends (the C++ barrier's). */
+FASTSYNC_API int fastsync__barrier_wait_fn(fastsync_barrier_t *b, void (*fn)(void *), void *arg)
+{
+    /* arrive, counted in `leaving`. acq_rel: release, what this thread did comes before the
+     * round's end; acquire, the serial thread sees what every thread did (see the memory
+     * order). */
+    uint64_t v = fastsync__fetch_add(&b->state, 1u + FASTSYNC__BAR_LEAVE_ONE, memory_order_acq_rel) +
+                 (1u + FASTSYNC__BAR_LEAVE_ONE);
+    if (fastsync__bar_arrived(v) != fastsync__bar_count(v)) {
+        fastsync__barrier_sleep(b, v & FASTSYNC__BAR_ROUND);
+        return 0;
+    }
+    if (fn != NULL) fn(arg);
+    fastsync__barrier_end(b, v, FASTSYNC__BAR_LEAVE_ONE);
+    return FASTSYNC_BARRIER_SERIAL;
 }
 
 FASTSYNC_API int fastsync_barrier_wait(fastsync_barrier_t *b)
 {
-    const uint32_t count = b->count;
-    /* arrive. acq_rel: release, what this thread did comes before the round's end; acquire,
-     * the serial thread sees what every thread did (see the memory order). */
-    uint32_t v = fastsync__fetch_add(&b->state, 1u, memory_order_acq_rel) + 1u;
-    if ((v & FASTSYNC__BAR_ARRIVED) != count) {
-        fastsync__barrier_sleep(b, v);
-        /* leave: the last access. release: pairs with destroy's acquire load. */
-        (void)fastsync__fetch_sub(&b->leaving, 1u, memory_order_release);
-        return 0;
-    }
-    /* relaxed: it comes before the end's release CAS below, which every thread it counts
-     * reads before its own leaving -= 1 (see the memory order). */
-    if (count > 1u) (void)fastsync__fetch_add(&b->leaving, count - 1u, memory_order_relaxed);
-    uint32_t end;
+    return fastsync__barrier_wait_fn(b, NULL, NULL);
+}
+
+/* fastsync_barrier_arrive and _arrive_and_drop (drop: 1), with a completion as
+ * fastsync__barrier_wait_fn's: then the CAS that makes the last arrival only arrives, and
+ * the round ends after fn(arg). */
+FASTSYNC_API int fastsync__barrier_arrive(fastsync_barrier_t *b, unsigned n, unsigned drop,
+                                          fastsync_barrier_token_t *token, void (*fn)(void *), void *arg)
+{
+    /* relaxed: a guess; the CAS reads the word itself. */
+    uint64_t v = fastsync__load(&b->state, memory_order_relaxed), next;
+    int last;
     do {
-        end = ((v & FASTSYNC__BAR_ROUND) + FASTSYNC__BAR_ROUND_ONE) & FASTSYNC__BAR_ROUND;
-        end |= v & FASTSYNC__BAR_SHARED;
-        /* release: pairs with the acquire loads that read the round moved (see the memory
-         * order). failure relaxed: only `slept` can have changed; the next try reads it. */
-    } while (!fastsync__cas_weak(&b->state, &v, end, memory_order_release, memory_order_relaxed));
-    /* From here on `b` may be freed: only its address is used. */
-    if (v & FASTSYNC__BAR_SLEPT) fastsync__wake(FASTSYNC__FUTEX_ADDR(&b->state), INT_MAX, fastsync__bar_shared(v));
+        uint32_t arrived = fastsync__bar_arrived(v), count = fastsync__bar_count(v);
+        if (n + drop == 0 || n > count - arrived || drop > count - arrived - n) return EINVAL;
+        next = v + n - drop * FASTSYNC__BAR_COUNT_ONE;
+        last = arrived + n == count - drop;
+        if (last && fn == NULL) next = fastsync__bar_next(next);
+        /* acq_rel, as wait's arrival; and the end's release when it ends the round. failure
+         * relaxed: the next try reads the word again. */
+    } while (!fastsync__cas_weak(&b->state, &v, next, memory_order_acq_rel, memory_order_relaxed));
+    if (token != NULL) *token = (fastsync_barrier_token_t)(v & FASTSYNC__BAR_ROUND);
+    if (!last) return 0;
+    if (fn != NULL) {
+        fn(arg);
+        fastsync__barrier_end(b, next, 0);
+    } else if (v & FASTSYNC__BAR_SLEPT) {
+        /* the round ended in the CAS: from here on `b` may be freed (only its address) */
+        fastsync__wake(fastsync__bar_futex(b), INT_MAX, fastsync__bar_shared(v));
+    }
     return FASTSYNC_BARRIER_SERIAL;
+}
+
+FASTSYNC_API int fastsync_barrier_arrive(fastsync_barrier_t *b, unsigned n, fastsync_barrier_token_t *token)
+{
+    return fastsync__barrier_arrive(b, n, 0, token, NULL, NULL);
+}
+
+FASTSYNC_API int fastsync_barrier_arrive_and_drop(fastsync_barrier_t *b)
+{
+    return fastsync__barrier_arrive(b, 0, 1, NULL, NULL, NULL);
+}
+
+FASTSYNC_API int fastsync_barrier_wait_token(fastsync_barrier_t *b, fastsync_barrier_token_t token)
+{
+    /* acquire: a moved round pairs with the end's release CAS. */
+    uint64_t v = fastsync__load(&b->state, memory_order_acquire);
+    if ((v & FASTSYNC__BAR_ROUND) != token) return 0;
+    /* counted in `leaving`. relaxed: see the memory order. */
+    (void)fastsync__fetch_add(&b->state, FASTSYNC__BAR_LEAVE_ONE, memory_order_relaxed);
+    fastsync__barrier_sleep(b, token);
+    return 0;
 }
 
 /* ======================================================================================
@@ -3602,6 +3735,13 @@ FASTSYNC__COLD int fastsync__cond_busy(void *c)
     return fastsync__cv_uncalled(fastsync__load(&((fastsync_cond_t *)c)->state, memory_order_acquire));
 }
 
+/* fastsync__drain's count: released tickets that have not looked yet. acquire: as in
+ * fastsync_cond_destroy. */
+FASTSYNC__COLD uint32_t fastsync__cond_released(void *c)
+{
+    return fastsync__load(&((fastsync_cond_t *)c)->released, memory_order_acquire);
+}
+
 FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
 {
     /* acquire (both): destroy returns 0 only after every ticket's last access (an RMW of
@@ -3610,7 +3750,7 @@ FASTSYNC_API int fastsync_cond_destroy(fastsync_cond_t *c)
     if (fastsync__cv_uncalled(fastsync__load(&c->state, memory_order_acquire))) return EBUSY;
     uint32_t r = fastsync__load(&c->released, memory_order_acquire);
     /* released tickets that have not looked yet: wait for them (see "Destroy" above) */
-    return r == 0 ? 0 : fastsync__drain(&c->released, r, fastsync__cond_busy, c);
+    return r == 0 ? 0 : fastsync__drain(fastsync__cond_released, r, fastsync__cond_busy, c);
 }
 
 /* A released ticket's last access to the condvar. */

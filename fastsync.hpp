@@ -40,22 +40,17 @@
  *                                fastsync's own: wait_for, wait_until, and add(n), a wait
  *                                group's (Go's sync.WaitGroup.Add: count += n; from 0 only
  *                                once every wait on the last use has returned)
- *   barrier<CompletionFunction>  std::barrier's constructor, max() (FASTSYNC_BARRIER_MAX,
- *                                2^20 - 1) and arrive_and_wait(): one thread of each phase
- *                                runs the completion, before any thread of the phase returns.
- *                                barrier<> (no completion) is one round of the C barrier per
- *                                phase; with a completion a phase is two rounds (the first
- *                                one's serial thread runs it, then all meet again), so twice
- *                                the RMWs, and the other threads wait while it runs.
- *                                Not provided: arrive(n) with its arrival_token and
- *                                wait(token), and arrive_and_drop(): fastsync_barrier_t is a
- *                                fixed count of threads that each arrive and wait in one call
- *                                (no arrival without a wait, no arrival for several, no change
- *                                of the count). A completion that throws terminates (the
- *                                standard requires one that does not). arrive_and_wait is
- *                                noexcept: not a cancellation point (as the C call).
- *                                native_handle() is the C barrier: C code may share
- *                                barrier<>'s, one fastsync_barrier_wait a phase
+ *   barrier<CompletionFunction>  std::barrier's whole interface: its constructor, max()
+ *                                (FASTSYNC_BARRIER_MAX, 2^16 - 1), arrive(update) and its
+ *                                arrival_token, wait(token), arrive_and_wait() and
+ *                                arrive_and_drop(). The completion runs in the thread whose
+ *                                arrival is a phase's last, before the phase ends; a
+ *                                completion that throws terminates (the standard requires
+ *                                one that does not). All noexcept: no cancellation point (as
+ *                                the C calls). native_handle() is the C barrier: C code may
+ *                                share barrier<>'s (fastsync_barrier_wait is a phase's
+ *                                arrive_and_wait). A phase costs arrive_and_wait two RMWs
+ *                                (the last arrival's with a completion too)
  *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
  *                                events, latches (fastsync::latch or fastsync_latch_t: ready
  *                                at 0, not changed) and tickets: the index of the one that won
@@ -826,7 +821,7 @@ class latch {
 /* ----------------------------------------------------------------------------------- */
 
 namespace detail {
-/* barrier<>'s completion: none, and then a phase is one round of the C barrier. */
+/* barrier<>'s completion: none (no call at all: the C calls' fn NULL). */
 struct no_completion {
     void operator()() const noexcept {}
 };
@@ -841,42 +836,53 @@ constexpr std::uint32_t barrier_count(std::ptrdiff_t v) noexcept
 }
 
 /* What a barrier holds: the C barrier, and the completion unless it is none (so barrier<>
- * is the C object, its size and standard-layout). phase(): one phase, in a noexcept frame
- * (the standard requires a completion that does not throw: one that does terminates here,
- * where it would leave the other threads of its phase waiting for ever). */
+ * is the C object, its size and standard-layout). fn()/arg(): the C calls' completion,
+ * run by the thread whose arrival is a phase's last, before the phase ends (so before any
+ * thread of the phase returns from its wait); in a noexcept frame (the standard requires a
+ * completion that does not throw: one that does terminates here, where it would leave the
+ * other threads of its phase waiting for ever). The C barrier's memory order: the
+ * completion sees what every thread did before its arrival, and every thread that returns
+ * from the phase's wait sees what the completion did. */
 template <class F> struct barrier_state {
     fastsync_barrier_t b;
     F f;
-    /* b{...}: fastsync_barrier_init's process-private object (no arrival, no thread
-     * leaving, the count), as a constant initializer; the process-shared one calls it */
-    constexpr barrier_state(std::uint32_t count, F &&g) : b{{0u}, {0u}, count}, f(std::move(g)) {}
+    /* b: fastsync_barrier_init's process-private object, as a constant initializer; the
+     * process-shared one calls it */
+    constexpr barrier_state(std::uint32_t count, F &&g) : b FASTSYNC_BARRIER_INIT(count), f(std::move(g)) {}
     barrier_state(std::uint32_t count, int flags, F &&g) : f(std::move(g))
     {
         check(fastsync_barrier_init(&b, count, flags));
     }
-    /* Two rounds of the C barrier: the first one's serial thread runs f, then every thread
-     * meets again, so none returns before f has (fastsync_barrier_wait releases the others
-     * before its serial thread returns). Each round's arrivals are release RMWs and its
-     * returns acquire (the C barrier's memory order): f sees what every thread did before
-     * arrive_and_wait, and every thread sees what f did. */
-    void phase() noexcept
-    {
-        if (fastsync_barrier_wait(&b) == FASTSYNC_BARRIER_SERIAL) f();
-        (void)fastsync_barrier_wait(&b);
-    }
+    static void run(void *self) noexcept { static_cast<barrier_state *>(self)->f(); }
+    void (*fn() const noexcept)(void *) { return &run; }
+    void *arg() noexcept { return this; }
 };
 template <> struct barrier_state<no_completion> {
     fastsync_barrier_t b;
-    constexpr barrier_state(std::uint32_t count, no_completion &&) : b{{0u}, {0u}, count} {}
+    constexpr barrier_state(std::uint32_t count, no_completion &&) : b FASTSYNC_BARRIER_INIT(count) {}
     barrier_state(std::uint32_t count, int flags, no_completion &&) { check(fastsync_barrier_init(&b, count, flags)); }
-    void phase() noexcept { (void)fastsync_barrier_wait(&b); }
+    void (*fn() const noexcept)(void *) { return nullptr; }
+    void *arg() noexcept { return nullptr; }
 };
 } // namespace detail
 
-/* std::barrier's arrive_and_wait (see the manual for what is not provided and why). */
+/* std::barrier (see the manual). */
 template <class CompletionFunction = detail::no_completion> class barrier {
   public:
     typedef fastsync_barrier_t *native_handle_type;
+
+    /* The phase an arrival was in, for wait: move-only in use as the standard's (a value
+     * the caller cannot make). */
+    class arrival_token {
+      public:
+        arrival_token(arrival_token &&) noexcept = default;
+        arrival_token &operator=(arrival_token &&) noexcept = default;
+
+      private:
+        friend class barrier;
+        explicit arrival_token(fastsync_barrier_token_t r) noexcept : round_(r) {}
+        fastsync_barrier_token_t round_;
+    };
 
     static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_BARRIER_MAX; }
 
@@ -897,7 +903,7 @@ template <class CompletionFunction = detail::no_completion> class barrier {
     ~barrier()
     {
         int r;
-        /* relaxed: it only decides whether to try again; the destroy reads the words itself */
+        /* relaxed: it only decides whether to try again; the destroy reads the word itself */
         while ((r = fastsync_barrier_destroy(&s_.b)) == EBUSY &&
                !fastsync__bar_shared(fastsync__load(&s_.b.state, memory_order_relaxed)) && !fastsync__barrier_busy(&s_.b))
             fastsync__yield();
@@ -906,12 +912,34 @@ template <class CompletionFunction = detail::no_completion> class barrier {
     barrier(const barrier &) = delete;
     barrier &operator=(const barrier &) = delete;
 
-    /* Not a cancellation point (as the C call), and the completion may not throw: noexcept. */
-    void arrive_and_wait() noexcept { s_.phase(); }
+    /* None of these is a cancellation point (as the C calls), and the completion may not
+     * throw: noexcept. An update of 0 or above what the phase still needs, or an
+     * arrive_and_drop when it needs none: a precondition (FASTSYNC_ASSERT; unchecked,
+     * nothing changes). */
+#if __cplusplus >= 201703L
+    [[nodiscard]]
+#endif
+    arrival_token arrive(std::ptrdiff_t update = 1) noexcept
+    {
+        fastsync_barrier_token_t t = 0;
+        const unsigned n = update > 0 && update <= max() ? static_cast<unsigned>(update) : 0u;
+        detail::check(arrival_ok(fastsync__barrier_arrive(&s_.b, n, 0, &t, s_.fn(), s_.arg())));
+        return arrival_token(t);
+    }
+    void wait(arrival_token &&arrival) const noexcept
+    {
+        (void)fastsync_barrier_wait_token(&s_.b, arrival.round_);
+    }
+    void arrive_and_wait() noexcept { (void)fastsync__barrier_wait_fn(&s_.b, s_.fn(), s_.arg()); }
+    void arrive_and_drop() noexcept
+    {
+        detail::check(arrival_ok(fastsync__barrier_arrive(&s_.b, 0, 1, nullptr, s_.fn(), s_.arg())));
+    }
     native_handle_type native_handle() noexcept { return &s_.b; }
 
   private:
-    detail::barrier_state<CompletionFunction> s_;
+    static int arrival_ok(int r) noexcept { return r == FASTSYNC_BARRIER_SERIAL ? 0 : r; }
+    mutable detail::barrier_state<CompletionFunction> s_; /* mutable: the standard's wait is const */
 };
 
 /* ----------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* barrier_api: the barrier's results and exact error codes. sizeof at most 12; init says
+/* barrier_api: the barrier's results and exact error codes. sizeof 8; init says
  * EINVAL for a count of 0, for one above FASTSYNC_BARRIER_MAX and for bad flags, and 0 up to
  * the maximum; FASTSYNC_SHARED sets the shared bit (EINVAL where the backend has no shared
  * objects); a count of 1: every wait returns FASTSYNC_BARRIER_SERIAL at once, with no futex
@@ -11,11 +11,20 @@
  * cancelled (and one whose cancel was pending as it called wait) stays in the call until the
  * round completes, returns from it, and ends cancelled at its next pthread_testcancel
  * (skipped where waits are no cancellation points: FASTSYNC_NO_CANCEL, bionic, Windows,
- * OS/2). Private and shared.
+ * OS/2). The split calls (std::barrier's): arrive(0) and arrive(n) beyond what the round needs
+ * say EINVAL and change nothing; arrive(n) returns the round as its token, counts n
+ * arrivals and nobody in `leaving`; the arrival that completes the round says SERIAL and
+ * ends it; wait_token of an ended round returns 0 at once, no futex call; a thread asleep
+ * in wait_token is counted in `leaving`, woken by a split arrival's end, and out after;
+ * arrive_and_drop arrives (count 2: the next wait ends the round) and lowers the count
+ * for later rounds; the last one's drop ends its round, after which arrive and drop say
+ * EINVAL. Private and shared.
  * Fails with: init that takes a count of 0 or above the maximum, or a flag it should refuse;
  * a count-1 wait that sleeps or says 0; destroy that says 0 with a thread arrived, or EBUSY
  * on an idle barrier; a round that does not reset arrived and slept; a sleep in wait with
- * cancellation enabled (the thread ends cancelled inside wait, its round short). */
+ * cancellation enabled (the thread ends cancelled inside wait, its round short); an arrive
+ * that takes more arrivals than the round needs, a drop that does not lower the count, or
+ * a wait_token that is not woken by a split arrival's end. */
 #include "harness.h"
 
 static fastsync_barrier_t bar;
@@ -34,6 +43,7 @@ static unsigned long syscalls(void) { return test_kernel_waits() + test_kernel_w
 struct waiter {
     pthread_t t;
     bool pending;
+    bool split; /* arrive(1), then wait_token, instead of wait */
     _Atomic(int) phase; /* 0 start, 1 ready for a pending cancel, 2 in the call, 3 back;
                          * relaxed (all its accesses): a poll, ret is read after the join */
     _Atomic(int) tid;   /* relaxed: for /proc, stored before the call */
@@ -55,7 +65,13 @@ static void *waiter_main(void *p)
     }
 #endif
     atomic_store_explicit(&w->phase, 2, memory_order_relaxed);
-    w->ret = fastsync_barrier_wait(&bar);
+    if (w->split) {
+        fastsync_barrier_token_t t;
+        w->ret = fastsync_barrier_arrive(&bar, 1, &t);
+        if (w->ret == 0) w->ret = fastsync_barrier_wait_token(&bar, t) == 0 ? 0 : 98;
+    } else {
+        w->ret = fastsync_barrier_wait(&bar);
+    }
     atomic_store_explicit(&w->phase, 3, memory_order_relaxed);
 #if FASTSYNC__CANCEL
     pthread_testcancel();
@@ -64,14 +80,19 @@ static void *waiter_main(void *p)
     return NULL;
 }
 
-static void start(struct waiter *w, bool pending)
+static void start_as(struct waiter *w, bool pending, bool split)
 {
     w->pending = pending;
+    w->split = split;
     w->ret = 99;
     atomic_store_explicit(&w->phase, 0, memory_order_relaxed); /* relaxed: before the thread */
     atomic_store_explicit(&w->tid, 0, memory_order_relaxed);
     w->t = test_thread_start(waiter_main, w);
 }
+static void start(struct waiter *w, bool pending) { start_as(w, pending, false); }
+
+/* start, for a thread that arrives (split) and then waits on its token */
+static void start_split(struct waiter *w) { start_as(w, false, true); }
 
 static inline int phase(struct waiter *w) { return atomic_load_explicit(&w->phase, memory_order_relaxed); }
 
@@ -87,7 +108,10 @@ static bool until_asleep(struct waiter *w, uint32_t n)
 
 static void init_args(void)
 {
-    ok(sizeof(fastsync_barrier_t) <= 12, "sizeof(fastsync_barrier_t) %zu <= 12", sizeof(fastsync_barrier_t));
+    is_int(sizeof(fastsync_barrier_t), 8, "sizeof(fastsync_barrier_t) 8");
+    fastsync_barrier_t st = FASTSYNC_BARRIER_INIT(3);
+    is_int(fastsync_barrier_init(&bar, 3, 0), 0, "init(3): 0");
+    ok(test_barrier_full(&st) == test_barrier_full(&bar), "FASTSYNC_BARRIER_INIT(3) is init(3, 0)'s word");
     is_int(fastsync_barrier_init(&bar, 0, 0), EINVAL, "init(count 0): EINVAL");
     is_int(fastsync_barrier_init(&bar, FASTSYNC_BARRIER_MAX + 1u, 0), EINVAL, "init(FASTSYNC_BARRIER_MAX + 1): EINVAL");
     is_int(fastsync_barrier_init(&bar, UINT_MAX, 0), EINVAL, "init(UINT_MAX): EINVAL");
@@ -152,6 +176,57 @@ static void busy(const char *kind, int flags)
     is_int(fastsync_barrier_destroy(&bar), 0, "%s: destroy: 0", kind);
 }
 
+/* std::barrier's split arrivals and dropping out, in the C calls. */
+static void split(const char *kind, int flags)
+{
+    fastsync_barrier_token_t t = 12345, t2 = 0;
+    is_int(fastsync_barrier_init(&bar, 3, flags), 0, "%s: init(3)", kind);
+    uint32_t round0 = test_barrier_word(&bar) & (uint32_t)FASTSYNC__BAR_ROUND;
+    is_int(fastsync_barrier_arrive(&bar, 0, &t), EINVAL, "%s: arrive(0): EINVAL", kind);
+    is_int(fastsync_barrier_arrive(&bar, 4, &t), EINVAL, "%s: arrive(4) with count 3: EINVAL", kind);
+    is_int(t, 12345, "%s: ... the token untouched", kind);
+    is_int(test_barrier_arrived(&bar), 0, "%s: ... nobody arrived", kind);
+    is_int(fastsync_barrier_arrive(&bar, 2, &t), 0, "%s: arrive(2): 0", kind);
+    is_int(t, round0, "%s: ... the token is the round", kind);
+    is_int(test_barrier_arrived(&bar), 2, "%s: ... arrived 2", kind);
+    is_int(test_barrier_leaving(&bar), 0, "%s: ... nobody leaving (a split arrival does not wait)", kind);
+    is_int(fastsync_barrier_destroy(&bar), EBUSY, "%s: destroy in the round: EBUSY", kind);
+    is_int(fastsync_barrier_arrive(&bar, 2, &t2), EINVAL, "%s: arrive(2) when 1 is left: EINVAL", kind);
+    unsigned long s0 = syscalls();
+    is_int(fastsync_barrier_arrive(&bar, 1, &t2), FASTSYNC_BARRIER_SERIAL, "%s: arrive(1): the last: SERIAL", kind);
+    is_int(t2, round0, "%s: ... its token the same round", kind);
+    is_int(test_barrier_arrived(&bar), 0, "%s: ... the round ended (arrived 0)", kind);
+    is_int(fastsync_barrier_wait_token(&bar, t), 0, "%s: wait_token of the ended round: 0", kind);
+    is_int(syscalls() - s0, 0, "%s: ... no futex call (nobody slept)", kind);
+    is_int(test_barrier_count(&bar), 3, "%s: ... count still 3", kind);
+
+    /* a thread arrives (split) and sleeps in wait_token; a split arrival ends the round */
+    is_int(fastsync_barrier_init(&bar, 2, flags), 0, "%s: init(2)", kind);
+    struct waiter w;
+    start_split(&w);
+    ok(until_asleep(&w, 1), "%s: a thread arrived (split) and sleeps in wait_token (slept)", kind);
+    is_int(test_barrier_leaving(&bar), 1, "%s: ... counted in leaving while it waits", kind);
+    is_int(fastsync_barrier_arrive(&bar, 1, &t), FASTSYNC_BARRIER_SERIAL, "%s: this thread's arrive(1): SERIAL", kind);
+    test_thread_join(w.t);
+    is_int(w.ret, 0, "%s: ... the sleeper's arrive said 0 and its wait_token returned 0", kind);
+    is_int(test_barrier_leaving(&bar), 0, "%s: ... leaving 0", kind);
+    is_int(fastsync_barrier_destroy(&bar), 0, "%s: destroy: 0", kind);
+
+    /* arrive_and_drop: an arrival now, one fewer in later rounds */
+    is_int(fastsync_barrier_init(&bar, 2, flags), 0, "%s: init(2)", kind);
+    is_int(fastsync_barrier_arrive_and_drop(&bar), 0, "%s: arrive_and_drop: 0 (the round needs one more)", kind);
+    is_int(test_barrier_count(&bar), 1, "%s: ... count 1", kind);
+    is_int(test_barrier_arrived(&bar), 0, "%s: ... arrived 0 (the drop is the arrival: a round ends at arrived = count)", kind);
+    is_int(fastsync_barrier_wait(&bar), FASTSYNC_BARRIER_SERIAL, "%s: a wait ends the round: SERIAL", kind);
+    is_int(fastsync_barrier_wait(&bar), FASTSYNC_BARRIER_SERIAL, "%s: the next round needs one arrival: SERIAL", kind);
+    is_int(fastsync_barrier_arrive_and_drop(&bar), FASTSYNC_BARRIER_SERIAL, "%s: the last drops out: SERIAL (it ended the round)", kind);
+    is_int(test_barrier_count(&bar), 0, "%s: ... count 0", kind);
+    is_int(fastsync_barrier_arrive(&bar, 1, &t), EINVAL, "%s: then arrive(1): EINVAL", kind);
+    is_int(fastsync_barrier_arrive_and_drop(&bar), EINVAL, "%s: and arrive_and_drop: EINVAL", kind);
+    is_int((test_barrier_word(&bar) & FASTSYNC__BAR_ROUND) / FASTSYNC__BAR_ROUND_ONE, 3, "%s: ... round 3", kind);
+    is_int(fastsync_barrier_destroy(&bar), 0, "%s: destroy: 0", kind);
+}
+
 #if FASTSYNC__CANCEL
 static void not_cancelled(bool pending)
 {
@@ -189,9 +264,11 @@ int main(void)
     init_args();
     count_one("private", 0);
     busy("private", 0);
+    split("private", 0);
 #if FASTSYNC_HAS_SHARED
     count_one("shared", FASTSYNC_SHARED);
     busy("shared", FASTSYNC_SHARED);
+    split("shared", FASTSYNC_SHARED);
 #else
     skip("the backend has no shared objects", "shared: the same as private");
 #endif

@@ -53,7 +53,7 @@ static void dump(void *unused)
 
 static int wait_counted(void *word, uint32_t expected, int shared, clockid_t clock, const struct timespec *abstime)
 {
-    if (word == (void *)&bar.state) {
+    if (word == fastsync__bar_futex(&bar)) {
         /* relaxed: a count, and a poll that only says when to look at /proc */
         atomic_fetch_add_explicit(&word_waits, 1, memory_order_relaxed);
         if (me_worker) atomic_store_explicit(&me_worker->at_wait, true, memory_order_relaxed);
@@ -64,7 +64,7 @@ static int wait_counted(void *word, uint32_t expected, int shared, clockid_t clo
 static void wake_counted(void *word, int n, int shared)
 {
     /* relaxed: a count, read after the threads are back */
-    if (word == (void *)&bar.state) atomic_fetch_add_explicit(&word_wakes, 1, memory_order_relaxed);
+    if (word == fastsync__bar_futex(&bar)) atomic_fetch_add_explicit(&word_wakes, 1, memory_order_relaxed);
     fastsync__wake_sys(word, n, shared);
 }
 
@@ -130,8 +130,9 @@ static bool join(int i)
     bool back = atomic_load_explicit(&w[i].back, memory_order_acquire);
     if (!back) {
         test_dump_barrier("  still asleep on", &bar);
-        fastsync__store(&bar.state, test_barrier_word(&bar) + FASTSYNC__BAR_ROUND_ONE, memory_order_relaxed);
-        fastsync__wake_sys(&bar.state, INT_MAX, (test_barrier_word(&bar) & FASTSYNC__BAR_SHARED) != 0);
+        /* the round moved (its count unchanged), and a wake: the sleeper leaves */
+        (void)fastsync__fetch_add(&bar.state, FASTSYNC__BAR_ROUND_ONE, memory_order_relaxed);
+        fastsync__wake_sys(fastsync__bar_futex(&bar), INT_MAX, (test_barrier_word(&bar) & FASTSYNC__BAR_SHARED) != 0);
     }
     test_thread_join(w[i].t);
     return back;

@@ -64,9 +64,10 @@
  *   test_once_word(o), test_once_state(o), test_once_force_word(o, v), test_dump_once(what, o)
  *                                the once's whole word, its state field (NEW 0, RUNNING 1,
  *                                WAITED 2, DONE 3), the word overwritten, a diag line
- *   test_barrier_word(b), test_barrier_arrived(b), test_barrier_leaving(b),
- *   test_dump_barrier(what, b)   the barrier's state word, the threads arrived in its round,
- *                                its count of released threads not yet out, a diag line
+ *   test_barrier_full(b), test_barrier_word(b), test_barrier_arrived(b), test_barrier_count(b),
+ *   test_barrier_leaving(b), test_dump_barrier(what, b)   the barrier's whole word, its low
+ *                                half (the futex word), the arrivals in its round, the count
+ *                                that ends one, the threads not yet out of its waits, a diag line
  *   test_latch_word(l), test_latch_count(l), test_latch_waiters(l), test_latch_force_word(l, v),
  *   test_dump_latch(what, l)     the latch's whole word, its count, its waiters registered,
  *                                the word overwritten (relaxed), a diag line
@@ -479,18 +480,21 @@ static inline void test_dump_latch(const char *what, const fastsync_latch_t *l)
          fastsync__latch_count(v), fastsync__latch_waiters(v), fastsync__latch_shared(v));
 }
 
-/* The barrier's words (fastsync.h, "Barrier": arrived in bits 0..15, slept 16, shared 17,
- * round 18..31; `leaving` apart). */
-static inline uint32_t test_barrier_word(const fastsync_barrier_t *b) { return fastsync__load(&b->state, memory_order_relaxed); }
-static inline uint32_t test_barrier_arrived(const fastsync_barrier_t *b) { return test_barrier_word(b) & FASTSYNC__BAR_ARRIVED; }
-static inline uint32_t test_barrier_leaving(const fastsync_barrier_t *b) { return fastsync__load(&b->leaving, memory_order_relaxed); }
+/* The barrier's word (fastsync.h, "Barrier"): test_barrier_word is its low half, the futex
+ * word (arrived in bits 0..15, slept 16, shared 17, round 18..31); count and leaving are
+ * the high half's fields. */
+static inline uint64_t test_barrier_full(const fastsync_barrier_t *b) { return fastsync__load(&b->state, memory_order_relaxed); }
+static inline uint32_t test_barrier_word(const fastsync_barrier_t *b) { return (uint32_t)test_barrier_full(b); }
+static inline uint32_t test_barrier_arrived(const fastsync_barrier_t *b) { return fastsync__bar_arrived(test_barrier_full(b)); }
+static inline uint32_t test_barrier_count(const fastsync_barrier_t *b) { return fastsync__bar_count(test_barrier_full(b)); }
+static inline uint32_t test_barrier_leaving(const fastsync_barrier_t *b) { return fastsync__bar_leaving(test_barrier_full(b)); }
 
 static inline void test_dump_barrier(const char *what, const fastsync_barrier_t *b)
 {
-    uint32_t v = test_barrier_word(b);
-    diag("%s: word 0x%08" PRIx32 " (arrived %" PRIu32 " of %" PRIu32 ", slept %d, round %" PRIu32 ", shared %d), leaving %" PRIu32,
-         what, v, v & FASTSYNC__BAR_ARRIVED, b->count, (v & FASTSYNC__BAR_SLEPT) != 0,
-         (v & FASTSYNC__BAR_ROUND) / FASTSYNC__BAR_ROUND_ONE, (v & FASTSYNC__BAR_SHARED) != 0, test_barrier_leaving(b));
+    uint64_t v = test_barrier_full(b);
+    diag("%s: word 0x%016" PRIx64 " (arrived %" PRIu32 " of %" PRIu32 ", slept %d, round %" PRIu32 ", shared %d, leaving %" PRIu32 ")",
+         what, v, fastsync__bar_arrived(v), fastsync__bar_count(v), (v & FASTSYNC__BAR_SLEPT) != 0,
+         (uint32_t)((v & FASTSYNC__BAR_ROUND) / FASTSYNC__BAR_ROUND_ONE), fastsync__bar_shared(v), fastsync__bar_leaving(v));
 }
 
 /* ---- time ---- */
