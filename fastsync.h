@@ -302,6 +302,89 @@
  *       fastsync_wait_event(&shutdown), fastsync_wait_event(&reload) };
  *       for (unsigned i;;) { fastsync_wait_any(l, 3, &i); if (i == 0) run_job(); ... }
  *
+ * Waiting on an address: the seam under every primitive above, public, for a primitive of
+ * the caller's own (Zig's std.Thread.Futex, Rust's atomic-wait, C++20's atomic wait with
+ * deadlines). The word is the caller's, of the primitives' atomic type:
+ *   fastsync_word32_t   _Atomic(uint32_t) in C, std::atomic<uint32_t> in C++ (the same size,
+ *                       4, alignment and representation: C and C++ share words); a plain
+ *                       uint32_t on OS/2 without atomics (OpenWatcom), where the caller has
+ *                       no atomic operations of its own to use on it
+ *   int  fastsync_wait32(const fastsync_word32_t *addr, uint32_t expected, int flags);
+ *   int  fastsync_timedwait32(const fastsync_word32_t *addr, uint32_t expected, int flags,
+ *                             const struct timespec *abs_monotonic);
+ *   int  fastsync_clockwait32(const fastsync_word32_t *addr, uint32_t expected, int flags,
+ *                             clockid_t clock, const struct timespec *abs);
+ *            blocks while *addr holds `expected`, until a wake on addr, the deadline, or a
+ *            spurious return. 0: woken, *addr differed (at the call, without a system call
+ *            when a relaxed load sees it; or at the backend's compare), or spuriously: the
+ *            caller loads its word again and decides. ETIMEDOUT: the deadline has passed
+ *            on its clock (never earlier). EINVAL: flags other than 0 or FASTSYNC_SHARED,
+ *            or FASTSYNC_SHARED where FASTSYNC_HAS_SHARED is 0; the deadline as every
+ *            clockwait's (below: a NULL one or another clock always, a tv_nsec outside
+ *            [0, 1e9) only when the word holds `expected`). A deadline already past, with
+ *            the word holding `expected`: ETIMEDOUT without a system call. Never EINTR (a
+ *            signal is absorbed; the wait goes on to the same deadline).
+ *   int  fastsync_wake32(const fastsync_word32_t *addr, unsigned n, int flags);
+ *   int  fastsync_wake32_all(const fastsync_word32_t *addr, int flags);
+ *            wakes up to n (all) of the threads blocked on addr. 0, or EINVAL (flags, as
+ *            above: nothing done). n 0: nothing, no system call; n >= INT_MAX: all. The
+ *            number woken is not returned (Windows cannot tell it). Every wake makes the
+ *            backend's call (Linux: one FUTEX_WAKE system call, found waiter or not): a
+ *            primitive that wants no call when nobody sleeps keeps its own waiter count
+ *            or flag in the word, as the primitives above do.
+ *   The contract (every backend, but where the table below says otherwise):
+ *   - Compare and block are atomic with respect to a wake on the same address: if a thread
+ *     stores to the word a value other than `expected` and then calls a wake, a waiter
+ *     whose compare comes after the store returns without sleeping, and one asleep before
+ *     it is among those the wake may wake. So a store followed by a wake is never lost,
+ *     whatever the store's memory order, relaxed too (the backend orders the store
+ *     before its wake's look for sleepers: the kernel's full barriers, the table's
+ *     lock); a wake with no store before it may be missed by a waiter about to sleep
+ *     (there is nothing it could have seen).
+ *   - Returns may be spurious (0 with the word unchanged and no wake made): a signal on
+ *     OS/2 (ERROR_INTERRUPT; Linux absorbs them), the slices below, a wake of a freed
+ *     word's address meeting a new one (next points). So a wait is a loop:
+ *       while (atomic_load_explicit(w, memory_order_acquire) == v) fastsync_wait32(w, v, 0);
+ *     A timed one stops at ETIMEDOUT; calling again with the same deadline returns it at
+ *     once, without a system call.
+ *   - A wake of n wakes at most n of the waiters blocked on addr with the same flags
+ *     (FASTSYNC_SHARED waiters and private wakes, or the reverse, never meet on Linux or
+ *     OS/2: waiter and waker must agree). It wakes min(n, k) of the k threads blocked
+ *     when it is made, except: a waiter between two slices of its sleep (OS/2, Windows,
+ *     the Linux fallback below) is not blocked and sees the word at its next look
+ *     instead; a thread whose deadline passes as the wake reaches it returns 0 (Linux,
+ *     POSIX, OS/2: the wake is not lost to a timeout; Windows does not say). Which
+ *     waiters are woken is not said.
+ *   - Memory order: the wait's compare is a relaxed load (the kernel's; the table's under
+ *     its lock), and no return is promised to synchronize with anything, not even a
+ *     return for a wake (a backend may give more; nothing may rely on it). The waker
+ *     stores to the word with release (or a release RMW) before the wake, and the
+ *     waiter, after the wait returns, loads the word with acquire: that load, reading the
+ *     value stored, is what makes the waker's earlier writes visible. The wake orders
+ *     nothing by itself.
+ *   - The wake never reads or writes the word: only its address counts. So the word's
+ *     owner may free it as soon as it has seen the value that the wake follows, even while
+ *     the wake is still being made; a wake that then lands on the address of a new word
+ *     is a spurious return for that word's waiters. A wait touches the word only until it
+ *     returns.
+ *   - Cancellation: where the primitives' waits are (Linux, POSIX backend; not with
+ *     FASTSYNC_NO_CANCEL), a wait that reaches the backend's sleep is a deferred
+ *     cancellation point (a wait that returns at once makes no call and is none); a
+ *     cancelled wait leaves nothing behind. Windows and OS/2: none.
+ *   - Async-signal-safety: the wait, never. The wake: as the table says.
+ *   Per backend:  SHARED       a wake of n wakes    spurious returns     its wake in a
+ *                                                                        signal handler
+ *     linux       yes (page)   min(n, blocked)      the fallback's 1 ms  yes: a raw
+ *                                                   slices; reused addr  syscall, errno kept
+ *     posix       EINVAL       min(n, blocked)      a reused address     no: it locks a
+ *                                                                        bucket of its table
+ *     windows     EINVAL       min(n, blocked): n   WaitOnAddress's      (no signals; its
+ *                              WakeByAddressSingle  own; each ~1 s of    first call loads
+ *                              calls, or ...All     a far deadline       the API set)
+ *     os2         yes (shared  min(n, queued)       each 1 s slice;      no: it locks the
+ *                 arena)                            ERROR_INTERRUPT      table
+ *   Example: examples/countdown.c, a one-word countdown of the caller's own.
+ *
  * Deadlines: absolute struct timespec; *_timedwait measures them on CLOCK_MONOTONIC,
  *   *_clockwait on CLOCK_MONOTONIC or CLOCK_REALTIME. (sem_timedwait measures on
  *   CLOCK_REALTIME: code ported from it calls fastsync_sem_clockwait(s, CLOCK_REALTIME, t).)
@@ -501,7 +584,8 @@
  * Contents (each part below starts with a banner of '='):
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
  *   the backends      Linux futex; Windows; POSIX wait table; OS/2 (fastsync_os2.h)
- *   deadlines         deadline_in and the argument checks every wait shares
+ *   deadlines         deadline_in and the argument checks every wait shares; the seam,
+ *                     public (fastsync_wait32, fastsync_wake32: "Waiting on an address")
  *   the primitives    semaphore, manual-reset event, mutex, reader-writer lock, one-time
  *                     initialisation, latch, barrier, condition variable: each written
  *                     once, over the seam; then waiting for any of several of them
@@ -1604,6 +1688,68 @@ FASTSYNC_API int fastsync__deadline_check(clockid_t clock, const struct timespec
     if (abstime->tv_nsec < 0 || abstime->tv_nsec >= FASTSYNC__NSEC_PER_SEC) return EINVAL;
     if (FASTSYNC__SEC_NEGATIVE(abstime->tv_sec)) return ETIMEDOUT;
     return fastsync__until(clock, abstime) <= 0 ? ETIMEDOUT : 0;
+}
+
+/* ======================================================================================
+ * The seam, public: fastsync_wait32 and fastsync_wake32 ("Waiting on an address" in the
+ * manual). Entry points over fastsync__wait and fastsync__wake, the primitives' own layer
+ * (FASTSYNC_FUTEX_WAIT and _WAKE replace it for both): only the argument checks and the
+ * mapping of the seam's returns are theirs.
+ * ====================================================================================== */
+
+typedef FASTSYNC__ATOMIC(uint32_t) fastsync_word32_t;
+
+/* The sleep of a wait whose arguments are checked: 0 or ETIMEDOUT. The seam's EAGAIN (the
+ * word differed) is a 0; its EINTR (a signal, no wake taken) sleeps again to the same
+ * deadline. */
+FASTSYNC__COLD int fastsync__wait32_sleep(const fastsync_word32_t *addr, uint32_t expected, int flags,
+                                          clockid_t clock, const struct timespec *abstime)
+{
+    int r;
+    do r = fastsync__wait(FASTSYNC__FUTEX_ADDR(addr), expected, flags, clock, abstime);
+    while (r == EINTR);
+    return r == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+FASTSYNC_API int fastsync_wait32(const fastsync_word32_t *addr, uint32_t expected, int flags)
+{
+    if (!fastsync__flags_ok(flags)) return EINVAL;
+    /* relaxed: a look that saves the system call when the word differs already; the
+     * backend compares again, atomically with the wake, and the caller re-reads the word
+     * with the order it needs (the manual). */
+    if (fastsync__load(addr, memory_order_relaxed) != expected) return 0;
+    return fastsync__wait32_sleep(addr, expected, flags, CLOCK_MONOTONIC, NULL);
+}
+
+FASTSYNC_API int fastsync_clockwait32(const fastsync_word32_t *addr, uint32_t expected, int flags,
+                                      clockid_t clock, const struct timespec *abs)
+{
+    int r = fastsync__clock_args(clock, abs);
+    if (r != 0 || !fastsync__flags_ok(flags)) return EINVAL;
+    /* relaxed: as fastsync_wait32's */
+    if (fastsync__load(addr, memory_order_relaxed) != expected) return 0;
+    if ((r = fastsync__deadline_check(clock, abs)) != 0) return r;
+    return fastsync__wait32_sleep(addr, expected, flags, clock, abs);
+}
+
+FASTSYNC_API int fastsync_timedwait32(const fastsync_word32_t *addr, uint32_t expected, int flags,
+                                      const struct timespec *abs_monotonic)
+{
+    return fastsync_clockwait32(addr, expected, flags, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+FASTSYNC_API int fastsync_wake32(const fastsync_word32_t *addr, unsigned n, int flags)
+{
+    if (!fastsync__flags_ok(flags)) return EINVAL;
+    if (n == 0) return 0;
+    /* INT_MAX: the seam's "all" */
+    fastsync__wake(FASTSYNC__FUTEX_ADDR(addr), n >= (unsigned)INT_MAX ? INT_MAX : (int)n, flags);
+    return 0;
+}
+
+FASTSYNC_API int fastsync_wake32_all(const fastsync_word32_t *addr, int flags)
+{
+    return fastsync_wake32(addr, INT_MAX, flags);
 }
 
 #ifndef FASTSYNC__DESTROY_NS

@@ -54,6 +54,13 @@
  *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
  *                                events, latches (fastsync::latch or fastsync_latch_t: ready
  *                                at 0, not changed) and tickets: the index of the one that won
+ *   wait(word, expected), wait_for(word, expected, d), wait_until(word, expected, tp),
+ *   wake_one(word), wake_all(word)   fastsync.h's wait on an address (fastsync_wait32, ...)
+ *                                on a std::atomic<std::uint32_t>, C's fastsync_word32_t:
+ *                                the contract is fastsync.h's ("Waiting on an address");
+ *                                wait_for and wait_until return false only once the deadline
+ *                                has passed (then the word may still hold expected), true
+ *                                for a wake, a changed word or a spurious return
  *   once_flag, call_once(flag, f, args...)   std::call_once: f(args...), as std::invoke
  *                                calls it, in exactly one caller that returns normally; the
  *                                others sleep until it has, and see its writes. If f throws,
@@ -1401,6 +1408,64 @@ int wait_any_until(const std::chrono::time_point<Clock, Dur> &tp, Objs &...objs)
         int r = detail::wait_any_by(detail::at(tp), objs...);
         if (r >= 0 || detail::reached(tp)) return r;
     }
+}
+
+/* -----------------------------------------------------------------------------------
+ * Waiting on an address: fastsync.h's fastsync_wait32, _clockwait32 and fastsync_wake32 (its
+ * manual's "Waiting on an address" is the contract: spurious returns, never early, the
+ * orders the caller uses) on a std::atomic<std::uint32_t>, which in C++ is
+ * fastsync_word32_t itself: the same object as C's _Atomic(uint32_t), so a C file and a C++
+ * file wait and wake on one word. flags: 0 or FASTSYNC_SHARED (where FASTSYNC_HAS_SHARED),
+ * the same on both sides; anything else is a precondition (FASTSYNC_ASSERT). */
+static_assert(std::is_same<fastsync_word32_t, std::atomic<std::uint32_t> >::value,
+              "fastsync_word32_t is std::atomic<std::uint32_t> in C++");
+static_assert(sizeof(std::atomic<std::uint32_t>) == 4 && alignof(std::atomic<std::uint32_t>) == 4,
+              "std::atomic<std::uint32_t> has the size and alignment of C's _Atomic(uint32_t)");
+#if __cplusplus >= 201703L
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "std::atomic<std::uint32_t> is lock-free");
+#else
+static_assert(ATOMIC_INT_LOCK_FREE == 2 && sizeof(unsigned) == 4, "std::atomic<std::uint32_t> is lock-free");
+#endif
+
+namespace detail {
+inline int wait32_by(const std::atomic<std::uint32_t> &word, std::uint32_t expected, int flags, const deadline &dl)
+{
+    int r = dl.finite ? fastsync_clockwait32(&word, expected, flags, dl.clock, &dl.ts)
+                      : fastsync_wait32(&word, expected, flags);
+    FASTSYNC_ASSERT(r != EINVAL);
+    return r;
+}
+} // namespace detail
+
+/* Blocks while word holds expected, until a wake (or spuriously): load it again after. */
+inline void wait(const std::atomic<std::uint32_t> &word, std::uint32_t expected, int flags = 0)
+{
+    detail::check(fastsync_wait32(&word, expected, flags));
+}
+/* The same, until d has passed (on CLOCK_MONOTONIC from the call): false only then. */
+template <class Rep, class Period>
+bool wait_for(const std::atomic<std::uint32_t> &word, std::uint32_t expected,
+              const std::chrono::duration<Rep, Period> &d, int flags = 0)
+{
+    return detail::wait32_by(word, expected, flags, detail::after(d)) != ETIMEDOUT;
+}
+/* The same, until tp: false only once Clock::now() >= tp (the deadlines above). */
+template <class Clock, class Dur>
+bool wait_until(const std::atomic<std::uint32_t> &word, std::uint32_t expected,
+                const std::chrono::time_point<Clock, Dur> &tp, int flags = 0)
+{
+    return detail::wait_until(tp, [&word, expected, flags](const detail::deadline &dl) {
+               return detail::wait32_by(word, expected, flags, dl);
+           }) != ETIMEDOUT;
+}
+/* Wakes one (all) of the threads blocked on word. */
+inline void wake_one(const std::atomic<std::uint32_t> &word, int flags = 0) noexcept
+{
+    detail::check(fastsync_wake32(&word, 1, flags));
+}
+inline void wake_all(const std::atomic<std::uint32_t> &word, int flags = 0) noexcept
+{
+    detail::check(fastsync_wake32_all(&word, flags));
 }
 
 } // namespace fastsync
