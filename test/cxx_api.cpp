@@ -12,7 +12,8 @@
 // latch: exact count-down totals with several waiters, its deadlines, add (a wait group),
 // wait_any over it and the C latch, C code on the same latch, its destructor waiting for a
 // released waiter; barrier: phases with and without a completion (run once a phase, before
-// any thread of it returns), C code on barrier<>'s C object; both process-shared across fork.
+// any thread of it returns), by arrive_and_wait and by arrive + wait(token), arrive_and_drop,
+// C code on barrier<>'s C object; both process-shared across fork.
 // Built as C++11, C++17 and C++20, each with and without exceptions (test/meson.build).
 #include "fastsync.hpp"
 
@@ -1805,17 +1806,23 @@ static void latch_destroy_slow_waiter() { skip("needs Linux (mmap, signals)", "a
 // completion (phase_counter): it runs once per phase, sees every slot, and every thread of
 // the phase reads its count at r + 1 after returning (so it ran before any of them returned;
 // it sleeps 2 ms every 50th phase to make a late run show).
-template <class Barrier> static void barrier_phases(const char *what, Barrier &b, long *phases, long (*slots)[4])
+// split: the odd threads arrive (arrive()) and then wait on their token, instead of
+// arrive_and_wait.
+template <class Barrier>
+static void barrier_phases(const char *what, Barrier &b, long *phases, long (*slots)[4], bool split = false)
 {
     static const long R = 1000;
     std::atomic<long> bad(0); // seq_cst: a sum read after the joins
     std::vector<std::thread> t;
     for (int i = 0; i < THREADS; i++)
-        t.push_back(std::thread([&b, &bad, phases, slots, i] {
+        t.push_back(std::thread([&b, &bad, phases, slots, i, split] {
             long mine = 0;
             for (long r = 0; r < R; r++) {
                 slots[r % 2][i] = r;
-                b.arrive_and_wait();
+                if (split && i % 2 == 1)
+                    b.wait(b.arrive());
+                else
+                    b.arrive_and_wait();
                 for (int k = 0; k < THREADS; k++) mine += slots[r % 2][k] != r;
                 if (phases) mine += *phases != r + 1;
             }
@@ -1823,7 +1830,8 @@ template <class Barrier> static void barrier_phases(const char *what, Barrier &b
         }));
     for (size_t i = 0; i < t.size(); i++) t[i].join();
     ok(bad.load() == 0 && (!phases || *phases == R),
-       "%s: %d threads x %ld phases: every thread read every slot of its phase%s (%ld wrong reads)", what, THREADS, R,
+       "%s%s: %d threads x %ld phases: every thread read every slot of its phase%s (%ld wrong reads)", what,
+       split ? " (odd threads: arrive, then wait(token))" : "", THREADS, R,
        phases ? "; the completion ran once per phase, before any thread of it returned" : "", bad.load());
 }
 
@@ -1842,6 +1850,41 @@ static void barriers()
         barrier_phases("barrier<completion>", b, &phases, slots2);
     }
     ok(cbad == 0, "and the completion found every thread's slot at its phase (%ld wrong)", cbad);
+    {
+        fastsync::barrier<> b(THREADS);
+        barrier_phases("barrier<>", b, nullptr, slots, true);
+    }
+    phases = 0;
+    {
+        fastsync::barrier<phase_counter> b(THREADS, pc);
+        barrier_phases("barrier<completion>", b, &phases, slots2, true);
+    }
+    ok(cbad == 0, "and the completion found every thread's slot at its phase (%ld wrong)", cbad);
+    {
+        // arrive_and_drop: a third thread's drop is its arrival in phase 0, and the two
+        // others then pass 100 phases alone; the completion runs at each of the 101
+        int runs = 0;
+        auto count = [&runs]() noexcept { ++runs; };
+        fastsync::barrier<decltype(count)> b(3, count);
+        static_assert(noexcept(b.arrive()) && noexcept(b.arrive_and_drop()) &&
+                          noexcept(b.wait(std::declval<decltype(b)::arrival_token>())),
+                      "barrier: arrive, wait and arrive_and_drop noexcept (no cancellation point)");
+        std::atomic<long> passed(0); // seq_cst: a sum read after the joins
+        std::thread d([&b] { b.arrive_and_drop(); });
+        std::thread t([&b, &passed] {
+            for (int r = 0; r < 101; r++) b.arrive_and_wait(), passed++;
+        });
+        for (int r = 0; r < 101; r++) b.arrive_and_wait(), passed++;
+        d.join();
+        t.join();
+        ok(passed.load() == 202 && runs == 101,
+           "barrier(3) with a completion: one thread's arrive_and_drop, then two threads pass 101 phases (%ld "
+           "waits back, %d completions)",
+           passed.load(), runs);
+        // arrive(2) by one thread completes a phase of count 2 (arrival_token dropped)
+        (void)b.arrive(2);
+        ok(runs == 102, "... and arrive(2) by one thread is a whole phase of count 2 (its completion ran: %d)", runs);
+    }
     // a lambda, as the standard's examples; a barrier of one thread runs it at every phase
     int x = 0;
     auto add = [&x]() noexcept { ++x; };
