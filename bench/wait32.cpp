@@ -52,91 +52,7 @@
 #include <gnu/libc-version.h>
 #endif
 
-// ---- helpers (as bench/cxx.cpp's) ---------------------------------------------------
-
-#if defined(__clang__)
-#define LOOP_FN __attribute__((noinline))
-#else
-#define LOOP_FN __attribute__((noinline, noclone))
-#endif
-
-static std::uint64_t now_ns()
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
-
-[[noreturn]] static void fail(const char *what)
-{
-    std::fprintf(stderr, "BENCH FAILED: %s\n", what);
-    std::exit(1);
-}
-
-static long ncpu() { return sysconf(_SC_NPROCESSORS_ONLN); }
-
-static void pin(int cpu)
-{
-    if (cpu < 0 || cpu >= ncpu()) return;
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
-struct opts {
-    bool quick = false;
-    int reps = 5;
-    const char *csv = nullptr;
-    const char *build = "glibc";
-    const char *op = nullptr;
-    long iters = 0;
-    std::vector<std::string> cases;
-};
-
-static opts parse(int argc, char **argv)
-{
-    opts o;
-#if !defined(__GLIBC__)
-    o.build = "libc";
-#endif
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        bool more = i + 1 < argc;
-        if (a == "--quick") o.quick = true;
-        else if (a == "--reps" && more) o.reps = std::atoi(argv[++i]);
-        else if (a == "--csv" && more) o.csv = argv[++i];
-        else if (a == "--build" && more) o.build = argv[++i];
-        else if (a == "--op" && more) o.op = argv[++i];
-        else if (a == "--iters" && more) o.iters = std::atol(argv[++i]);
-        else if (a.compare(0, 2, "--") == 0) {
-            std::fprintf(stderr, "%s: unknown option %s\n", argv[0], argv[i]);
-            std::exit(2);
-        } else o.cases.push_back(a);
-    }
-    if (o.reps < 1) o.reps = 1;
-    return o;
-}
-
-// The median of v, with its min and max; appends the CSV row
-// bench,build,variant,metric,unit,median,min,max,reps to --csv FILE.
-static double row(const opts &o, const char *variant, const char *metric, std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    std::size_t n = v.size();
-    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    if (o.csv) {
-        FILE *f = std::fopen(o.csv, "a");
-        if (!f) {
-            std::perror(o.csv);
-            std::exit(2);
-        }
-        std::fprintf(f, "wait32,%s,%s,%s,ns,%.6g,%.6g,%.6g,%zu\n", o.build, variant, metric, med, v.front(),
-                     v.back(), n);
-        std::fclose(f);
-    }
-    return med;
-}
+#include "bench.hpp"
 
 // ---- the implementations: wait while *w holds v, and wake one ----------------------------
 
@@ -287,7 +203,7 @@ int main(int argc, char **argv)
     for (const spec &x : specs) {
         if (x.s[V_C].empty()) continue;
         double med[NV];
-        for (int v = 0; v < NV; v++) med[v] = row(o, variant[v], x.metric, x.s[v]);
+        for (int v = 0; v < NV; v++) med[v] = row(o, "wait32", variant[v], x.metric, "ns", x.s[v]);
         std::printf("%-44s %12.1f %14.1f %12.1f %9.3f\n", x.title, med[V_C], med[V_CXX], med[V_STD],
                     med[V_C] / med[V_STD]);
     }
