@@ -207,7 +207,10 @@
  *            n arrivals in the current round without waiting (std::barrier::arrive(n));
  *            *token names the round. FASTSYNC_BARRIER_SERIAL if they were the round's last
  *            (the round is over: this call ended it), else 0; EINVAL, nothing changed, if n
- *            is 0 or more than the round still needs. One RMW.
+ *            is 0 or more than the round still needs. One RMW. (Rounds are numbered mod
+ *            2^14: a thread kept off the CPU inside a wait while exactly k * 16384 rounds
+ *            end without it, which split arrivals can do in a fraction of a millisecond,
+ *            sleeps on until the next round ends.)
  *   int  fastsync_barrier_arrive_and_drop(fastsync_barrier_t *b);
  *            one arrival in the current round, and one fewer in every later round
  *            (std::barrier::arrive_and_drop): FASTSYNC_BARRIER_SERIAL or 0 as arrive;
@@ -216,7 +219,8 @@
  *   int  fastsync_barrier_wait_token(fastsync_barrier_t *b, fastsync_barrier_token_t token);
  *            returns 0 once the round `token` names has ended (at once if it has): what
  *            every arrival of that round did before it happens before the return. For a
- *            token of the current or the previous round (std::barrier::wait). Not a
+ *            token of the current or the previous round (std::barrier::wait). Two RMWs
+ *            (it counts itself in, then out, as a wait), a third to sleep. Not a
  *            cancellation point.
  *   FASTSYNC_BARRIER_INIT(count)  static initializer: fastsync_barrier_init(b, count, 0)'s
  *            object (count not checked: 1..FASTSYNC_BARRIER_MAX)
@@ -225,8 +229,12 @@
  *            (yielding) until every thread released by any round has finished with the
  *            object, and returns 0: the memory may be freed then, as soon as any thread's
  *            last fastsync_barrier_wait has returned (EBUSY after a second in which no
- *            thread finished). After split arrivals: once every wait_token has returned
- *            (a wait_token that begins as the round ends may still read the word).
+ *            thread finished). A thread in wait_token is counted as a wait's from its first
+ *            access on (an RMW): one whose call comes after the round's end is a call on an
+ *            object that may be being destroyed, which the caller must order before the
+ *            destroy (as any call). Split arrivals pending in a round make it EBUSY (the
+ *            C++ barrier's destructor waits only for the threads leaving: std::barrier may
+ *            be destroyed with arrivals pending and nobody blocked).
  *
  * Condition variable, 16 bytes, counters only (so FASTSYNC_SHARED works across processes):
  * with one fastsync_mutex_t (wait), or with several mutexes or none (a ticket).
@@ -1854,8 +1862,9 @@ FASTSYNC_API uint32_t fastsync__sem_tokens(uint64_t v) { return (uint32_t)(v & F
 FASTSYNC_API uint32_t fastsync__sem_waiters(uint64_t v) { return (uint32_t)((v & FASTSYNC__SEM_WAITERS) >> 32); }
 FASTSYNC_API int fastsync__sem_shared(uint64_t v) { return (v & FASTSYNC__SEM_SHARED) != 0; }
 
-/* The address of the low 32 bits of a 64-bit word at `word` (the semaphore's and the
- * condition variable's futex word): its second half on a big-endian CPU. */
+/* The address of the low 32 bits of a 64-bit word at `word` (the semaphore's, the
+ * condition variable's and the barrier's futex word): its second half on a big-endian
+ * CPU. */
 FASTSYNC_API void *fastsync__low_half(void *word)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -3377,8 +3386,9 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
  *   drop        count -= 1 by the same CAS, refused when arrived = count: the arrival
  *               itself, since a round ends when arrived equals count, and a + 1 = c
  *               exactly when a = c - 1; later rounds need c - 1.
- *   wait_token  returns at once if the round moved; else leaving += 1, and waits as a
- *               thread of `wait` (above), then leaving -= 1.
+ *   wait_token  leaving += 1 (fetch_add), then, as a thread of `wait` (above), waits
+ *               until the round moved (at once if the RMW read it moved), then leaving
+ *               -= 1.
  * So a thread of fastsync_barrier_wait makes two RMWs per round (the arrival, and its
  * leaving -= 1, or for the serial one the end), a third only to sleep; a round's end makes
  * a wake only if someone set `slept`. (A completion, the C++ barrier's: the serial thread
@@ -3410,10 +3420,10 @@ FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct time
  * that thread's wait (GenMC, barrier_destroy_first_genmc). `slept` publishes nothing.
  * leaving -= 1 is release, destroy's load acquire: every write of the word after init is
  * an RMW, so a destroy that reads `leaving` 0 comes after every leaving thread's last
- * access. A wait_token's leaving += 1 is relaxed: it publishes nothing, and it is counted
- * by a destroy that comes after the round's end only if it comes before that end in the
- * word's order, which it does when it read the round unmoved (else the thread leaves at
- * once: a wait_token that begins as the round ends, which the manual leaves to the caller).
+ * access. A wait_token's leaving += 1 is acquire (a moved round it reads pairs with the
+ * end, as the loads) and its first access: if it comes before the round's end in the
+ * word's order, every destroy that comes after the end counts it; if after, the call came
+ * after the end, and its order with a destroy is the caller's (the manual).
  *
  * Not a cancellation point (as pthread_barrier_wait: a cancelled thread would leave its
  * round short for ever): cancellation is disabled around the sleep
@@ -3482,13 +3492,26 @@ FASTSYNC__COLD int fastsync__barrier_busy(void *b)
     return fastsync__bar_arrived(fastsync__load(&((fastsync_barrier_t *)b)->state, memory_order_relaxed)) != 0;
 }
 
+/* The C++ barrier's busy test: none (std::barrier may be destroyed with split arrivals
+ * pending, so long as no thread is blocked). */
+FASTSYNC__COLD int fastsync__barrier_idle(void *b)
+{
+    (void)b;
+    return 0;
+}
+
+/* destroy's wait for the threads still in the waits (`leaving`): fastsync__drain with the
+ * busy test `busy`. */
+FASTSYNC__COLD int fastsync__barrier_drain(fastsync_barrier_t *b, int (*busy)(void *))
+{
+    uint32_t left = fastsync__barrier_left(b);
+    return left == 0 ? 0 : fastsync__drain(fastsync__barrier_left, left, busy, b);
+}
+
 FASTSYNC_API int fastsync_barrier_destroy(fastsync_barrier_t *b)
 {
-    /* acquire: pairs with each leaving thread's release RMW, its last access. */
-    uint64_t v = fastsync__load(&b->state, memory_order_acquire);
-    if (fastsync__bar_arrived(v) != 0) return EBUSY; /* a round is in progress */
-    uint32_t left = fastsync__bar_leaving(v);
-    return left == 0 ? 0 : fastsync__drain(fastsync__barrier_left, left, fastsync__barrier_busy, b);
+    if (fastsync__barrier_busy(b)) return EBUSY; /* a round is in progress */
+    return fastsync__barrier_drain(b, fastsync__barrier_busy);
 }
 
 /* The word after the end of the round `v` is in: arrived 0, slept 0, the next round. */
@@ -3605,12 +3628,10 @@ FASTSYNC_API int fastsync_barrier_arrive_and_drop(fastsync_barrier_t *b)
 
 FASTSYNC_API int fastsync_barrier_wait_token(fastsync_barrier_t *b, fastsync_barrier_token_t token)
 {
-    /* acquire: a moved round pairs with the end's release CAS. */
-    uint64_t v = fastsync__load(&b->state, memory_order_acquire);
-    if ((v & FASTSYNC__BAR_ROUND) != token) return 0;
-    /* counted in `leaving`. relaxed: see the memory order. */
-    (void)fastsync__fetch_add(&b->state, FASTSYNC__BAR_LEAVE_ONE, memory_order_relaxed);
-    fastsync__barrier_sleep(b, token);
+    /* counted in `leaving` by its first access. acquire: a moved round pairs with the end's
+     * release CAS (see the memory order). */
+    (void)fastsync__fetch_add(&b->state, FASTSYNC__BAR_LEAVE_ONE, memory_order_acquire);
+    fastsync__barrier_sleep(b, token); /* its first load sees the round moved, if it has */
     return 0;
 }
 

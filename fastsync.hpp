@@ -100,7 +100,8 @@
  * Errors. Nothing throws but call_once, which passes f's exceptions on: the C calls have no
  * failure a correct program can meet. So lock, try_lock, unlock, lock_shared,
  * try_lock_shared, unlock_shared, downgrade, release, try_acquire, notify_*, set, reset,
- * is_set, a latch's count_down, try_wait and add, and a barrier's arrive_and_wait are
+ * is_set, a latch's count_down, try_wait and add, and a barrier's arrive, wait,
+ * arrive_and_wait and arrive_and_drop are
  * noexcept (a mutex's and a shared mutex's locks and a barrier's wait are no cancellation
  * points, as the C calls are not).
  * lock() never reports resource_deadlock_would_occur: the owner is not recorded, and a
@@ -133,7 +134,9 @@
  *   latch built with a count outside 0..max(), a count_down below 0 (EINVAL), an add past
  *   max() (EOVERFLOW) or from 0 while a wait is still registered (EINVAL), a latch destroyed
  *   with a waiter while the count is above 0 (EBUSY); a barrier built with a count outside
- *   0..max() or destroyed in a phase (EBUSY).
+ *   0..max(), an arrive(update) with update 0 or above what the phase still needs, an
+ *   arrive_and_drop when it needs none (EINVAL), or destroyed while a thread is blocked
+ *   in a phase (after a second, EBUSY).
  * A mutex's and a shared mutex's destructors are trivial (the C objects need no destroy):
  * destroying a locked one is not diagnosed. A condition variable may be destroyed as soon
  * as notify_all returns: its destructor waits until the waiters it released have left (the
@@ -903,15 +906,17 @@ template <class CompletionFunction = detail::no_completion> class barrier {
     {
     }
 #endif
-    /* The C destroy's EBUSY: while a phase is in progress (misuse), or (a process-shared
-     * barrier, or one whose released thread has not run for a second) while threads released
-     * by the last phase have not finished with it: a process-private one's cannot have died,
-     * and the destructor yields until they have. */
+    /* Waits until every thread released by a phase has finished with the barrier (the C
+     * destroy's wait; not its EBUSY for arrivals pending in a phase: std::barrier may be
+     * destroyed with split arrivals pending, so long as no thread is blocked). After a
+     * second without progress: again for a process-private barrier, whose released threads
+     * cannot have died, unless a phase is in progress (a thread blocked in it: the
+     * precondition); a process-shared one's EBUSY is the assertion's. */
     ~barrier()
     {
         int r;
-        /* relaxed: it only decides whether to try again; the destroy reads the word itself */
-        while ((r = fastsync_barrier_destroy(&s_.b)) == EBUSY &&
+        /* relaxed: it only decides whether to try again; the drain reads the word itself */
+        while ((r = fastsync__barrier_drain(&s_.b, fastsync__barrier_idle)) == EBUSY &&
                !fastsync__bar_shared(fastsync__load(&s_.b.state, memory_order_relaxed)) && !fastsync__barrier_busy(&s_.b))
             fastsync__yield();
         detail::check(r);

@@ -17,9 +17,11 @@
  * Private and shared, each way of holding A. The barrier lives at the very end of its own
  * mmap'd page (the harness's page allocator; under AddressSanitizer or ThreadSanitizer a
  * malloc'd block): A touching it after the destroy said 0 is a SIGSEGV (or their report).
- * Fails with: a serial thread that sets `leaving` to its round's count - 1 instead of adding
- * it (round r+1's end drops A: leaving 0 after B and C, destroy back at once with 0, then A
- * touches the unmapped page: a SIGSEGV or a use-after-free report); a destroy that does not
+ * Fails with: a count of leaving threads that a round's end sets rather than adjusts (the
+ * first design stored count - 1: round r+1's end dropped A, leaving 0 after B and C,
+ * destroy back at once with 0, then A touched the unmapped page: a SIGSEGV or a
+ * use-after-free report), or an end that takes out more than the serial thread's own
+ * place; a destroy that does not
  * wait for a thread released by an earlier round (the same); a round number that comes back
  * to A's while it is held (A sleeps on: the watchdog). */
 #include "harness.h"

@@ -11,12 +11,12 @@
  * it, which GenMC reports. No spinning in the wait: a thread that is not the last sleeps,
  * at every moment of its way to sleep against the round's end. Checked also: every thread
  * reads every slot after its wait, exactly one serial thread, nobody left asleep
- * (--check-liveness). (102 executions; with count 3 it was 120 024, 22 s, in the design of
+ * (--check-liveness). (136 executions; with count 3 it was 120 024, 22 s, in the design of
  * three words.)
  * With BARRIER_DESTROY_FIRST defined (barrier_destroy_first_genmc.c): the first thread back
  * from its wait (a relaxed count), serial or not, destroys and frees: where it is not the
  * serial one, the serial thread may still be between its end CAS and its wake, and the
- * end itself comes before the free only through its release (136 executions).
+ * end itself comes before the free only through its release (170 executions).
  * Planted mistakes: plant_barrier_destroy_no_wait.patch (destroy returns 0 without waiting
  * for `leaving`: the serial thread frees the barrier under a thread still leaving);
  * plant_barrier_leave_relaxed.patch (leaving -= 1 relaxed instead of release: that
