@@ -3444,7 +3444,7 @@ typedef uint32_t fastsync_barrier_token_t; /* a round, for fastsync_barrier_wait
 #define FASTSYNC_BARRIER_SERIAL (-1)  /* as PTHREAD_BARRIER_SERIAL_THREAD */
 
 #ifdef __cplusplus
-#define FASTSYNC_BARRIER_INIT(count) { { (uint64_t)(count) << 32 } }
+#define FASTSYNC_BARRIER_INIT(count) { { static_cast<uint64_t>(count) << 32 } }
 #else
 #define FASTSYNC_BARRIER_INIT(count) { (uint64_t)(count) << 32 }
 #endif
