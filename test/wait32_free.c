@@ -97,8 +97,10 @@ static void *waiter_main(void *p)
 {
     fastsync_word32_t *w = (fastsync_word32_t *)p;
     int flags = atomic_load_explicit(&mode, memory_order_relaxed) >> 1 ? TEST_SHARED : 0;
-    /* acquire: pairs with the release store of 1 (nothing else to see here; as a caller) */
-    while (atomic_load_explicit(w, memory_order_acquire) == 0) {
+    /* acquire: pairs with the release store of 1 (nothing else to see here; as a caller).
+     * Through the header's layer (fastsync__load, fastsync__store): the word is a plain
+     * uint32_t where the OS/2 double runs without atomics, read there under its lock. */
+    while (fastsync__load(w, memory_order_acquire) == 0) {
         int r;
         if ((atomic_load_explicit(&mode, memory_order_relaxed) & 1) == 0) {
             struct timespec d = fastsync_deadline_in(1000000);
@@ -119,7 +121,7 @@ static void rounds(int after, bool shared)
     atomic_store_explicit(&held, 0, memory_order_relaxed); /* relaxed: no waiter runs yet */
     for (int r = 0; r < ROUNDS; r++) {
         fastsync_word32_t *w = (fastsync_word32_t *)test_page_alloc(sizeof *w, shared);
-        atomic_init(w, 0);
+        fastsync__store(w, 0u, memory_order_relaxed); /* relaxed: no waiter runs yet */
         /* relaxed: no waiter runs yet; its creation publishes these */
         atomic_store_explicit(&mode, after | (shared ? 2 : 0), memory_order_relaxed);
         atomic_store_explicit(&freed, false, memory_order_relaxed);
@@ -133,7 +135,7 @@ static void rounds(int after, bool shared)
             test_sleep_ns(2000000);
         }
         /* release: pairs with the waiter's acquire load */
-        atomic_store_explicit(w, 1, memory_order_release);
+        fastsync__store(w, 1u, memory_order_release);
         int ret = r % 2 ? fastsync_wake32_all(w, shared ? TEST_SHARED : 0) : fastsync_wake32(w, 1, shared ? TEST_SHARED : 0);
         /* w may be unmapped from here on */
         test_thread_join(t);
