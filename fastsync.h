@@ -160,32 +160,44 @@
  *   Not a cancellation point (as pthread_once). fork while another thread initialises: the
  *   child's callers wait for good (the One-time initialisation section).
  *
- * Latch, 4 bytes: a count that threads count down and any number of threads wait for to
+ * Latch, 8 bytes: a count that threads count down and any number of threads wait for to
  * reach 0 (C++ std::latch), or, with add, a wait group (Go's sync.WaitGroup). A count_down is
- * one CAS, and makes a FUTEX_WAKE only when it opens the latch with a waiter registered
- * (a thread that spun and went on to sleep).
+ * one CAS, and makes a FUTEX_WAKE only when it opens the latch with a waiter that may be
+ * asleep (one that spun and went on to sleep). A wait is two RMWs (it counts itself in
+ * before it reads anything, and out before it returns), also on an open latch (trywait is
+ * one load).
  *   int  fastsync_latch_init(fastsync_latch_t *l, unsigned count, int flags);
- *            EINVAL: count > FASTSYNC_LATCH_MAX (2^21 - 1), or bad flags
- *   int  fastsync_latch_destroy(fastsync_latch_t *l);    EBUSY while a waiter is registered
+ *            EINVAL: count > FASTSYNC_LATCH_MAX (2^30 - 1), or bad flags
+ *   int  fastsync_latch_destroy(fastsync_latch_t *l);
+ *            EBUSY while a waiter is blocked (the count above 0); with the count 0 it waits
+ *            (yielding) until every thread still inside a wait on the latch has left it,
+ *            then returns 0, and the memory may be freed (EBUSY after a second in which no
+ *            waiter left: one died). So destroy may be called as soon as the latch is open
+ *            and no thread is blocked on it, by the thread whose count_down opened it or by
+ *            any thread that saw it open, while woken waiters are still returning (C++'s
+ *            rule for std::latch). A wait counts from its first access: one whose call
+ *            comes after the destroy began is the caller's to order before it
  *   int  fastsync_latch_count_down(fastsync_latch_t *l, unsigned n);
- *            count -= n; EINVAL if n is above the count (nothing changes). The thread whose
- *            count_down opens the latch (or any thread that saw it open) may free it at once
- *            when nobody waits: the call uses only its address after its one RMW
+ *            count -= n; EINVAL if n is above the count (nothing changes). The call uses
+ *            only the latch's address after its one RMW (the wake): the thread whose
+ *            count_down opened it may destroy it at once
  *   int  fastsync_latch_add(fastsync_latch_t *l, unsigned n);
  *            count += n; EOVERFLOW above FASTSYNC_LATCH_MAX; EINVAL when the count is 0 and
- *            threads are still registered in waits (an add for the next use of the latch
- *            must come after every wait on the last one has returned, as Go's rule). From
- *            0 with nobody waiting it reopens the latch
+ *            threads are still inside waits (an add for the next use of the latch must
+ *            come after every wait on the last one has returned, as Go's rule). From 0 with
+ *            nobody waiting it reopens the latch
  *   int  fastsync_latch_wait(fastsync_latch_t *l);       always 0
  *   int  fastsync_latch_trywait(const fastsync_latch_t *l);   EAGAIN while the count is above 0
  *   int  fastsync_latch_timedwait(fastsync_latch_t *l, const struct timespec *abs_monotonic);
  *   int  fastsync_latch_clockwait(fastsync_latch_t *l, clockid_t clock, const struct timespec *abs);
  *            0 once the count is 0: everything the counters did before their count_down
  *            happens before the return. Waits are cancellation points (a cancelled waiter
- *            deregisters); any number of threads may wait (beyond 1023 at once, the others
- *            look every 1 ms; a wait_any that meets a latch with 1023 looks at all its
- *            entries in the fallback's slices, below). A latch may be freed once every wait
- *            on it has returned.
+ *            leaves); any number of threads may wait.
+ *   int  fastsync_latch_arrive_and_wait(fastsync_latch_t *l, unsigned n);
+ *            count_down(n), then wait (std::latch::arrive_and_wait), in one CAS: the thread
+ *            counts itself in as a waiter in the RMW that counts down, so that a destroy
+ *            after the opening waits for it too. 0, or EINVAL as count_down (nothing
+ *            changes); n 0: a wait
  *   FASTSYNC_LATCH_INIT  static initializer: count 0 (a wait group before its first add)
  *   A latch entry for wait_any: fastsync_wait_latch (below).
  *
@@ -301,7 +313,10 @@
  *            cancel or wait on them again). ETIMEDOUT, EINVAL: the deadline as below; n 0 or
  *            above 64, a NULL list, index or object, an object named twice (two tickets of
  *            one condvar too). Never EINTR; a cancellation point like the other waits (a
- *            cancelled wait leaves the semaphores and latches it joined, its tickets stay registered).
+ *            cancelled wait leaves the semaphores and latches it joined, its tickets stay
+ *            registered). A latch entry counts the wait among the latch's waiters from its
+ *            first look (as a latch wait's first access), so a destroy of the latch waits
+ *            for it too.
  *            Sleeps in futex_waitv on Linux >= 5.16; elsewhere, and where that call is
  *            refused, on one object at a time in slices of 50 us to 10 ms (an object it is
  *            not asleep on is seen up to a slice late; see "Waiting for any of several
@@ -506,7 +521,7 @@
  *     if no other writer waits and none holds the lock, lets in the readers it held back.
  *   - Sizes: sizeof(fastsync_sem_t) == 8, sizeof(fastsync_event_t) == 4,
  *     sizeof(fastsync_mutex_t) == 4, sizeof(fastsync_rwlock_t) == 8,
- *     sizeof(fastsync_once_t) == 4, sizeof(fastsync_latch_t) == 4,
+ *     sizeof(fastsync_once_t) == 4, sizeof(fastsync_latch_t) == 8 (8-aligned),
  *     sizeof(fastsync_barrier_t) == 8 (8-aligned),
  *     sizeof(fastsync_cond_t) == 16 (8-aligned; a fastsync_cond_ticket_t, the caller's, 8).
  *
@@ -536,8 +551,9 @@
  *     holds readers back for good, as a waiting writer does: untimed read locks wait for
  *     good, timed ones time out; every later unlock that frees the lock makes a needless
  *     FUTEX_WAKE; destroy says EBUSY.
- *   - A latch waiter that dies registered leaves the waiter count raised for good: the
- *     count_down that opens the latch makes a needless FUTEX_WAKE, destroy says EBUSY, and
+ *   - A latch waiter that dies inside its wait leaves the waiter count raised for good (and
+ *     `slept`, if it was about to sleep: the count_down that opens the latch makes a
+ *     needless FUTEX_WAKE); destroy says EBUSY (after a second, once the count is 0), and
  *     an add from 0 (the next use as a wait group) says EINVAL. A counter that dies before
  *     its count_down leaves the latch closed: its waiters wait for good (or their
  *     deadline). A barrier thread that dies before it arrives leaves its round short for
@@ -609,7 +625,7 @@
 #define FASTSYNC_H
 
 #define FASTSYNC_VERSION_MAJOR 0
-#define FASTSYNC_VERSION_MINOR 3
+#define FASTSYNC_VERSION_MINOR 4
 #define FASTSYNC_VERSION_PATCH 0
 
 /* The backend: the part below the seam that knows the platform (see "The seam"). Exactly one
@@ -3116,49 +3132,72 @@ FASTSYNC_API int fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg
 /* ======================================================================================
  * Latch
  *
- * State: one 32-bit atomic word, which is also the futex word.
- *   bits  0..20  count    0..FASTSYNC_LATCH_MAX (2^21 - 1); the latch is open at 0
- *   bits 21..30  waiters  threads registered to sleep (0..FASTSYNC__LATCH_WAITERS_MAX, 1023)
+ * State: one 64-bit atomic word.
+ *   bits  0..29  count    0..FASTSYNC_LATCH_MAX (2^30 - 1); the latch is open at 0
+ *   bit  30      slept    a waiter may sleep: the count_down that opens the latch wakes
  *   bit  31      shared   FASTSYNC_SHARED given at init; never changes afterwards
+ *   bits 32..63  waiters  threads inside a wait (wait, timedwait, clockwait,
+ *                         arrive_and_wait, a wait_any that has the latch as an entry),
+ *                         from their first access to their last
+ * The low half (bits 0..31) is the futex word.
  *
  * Transitions (each one RMW on the word):
- *   count_down  count -= n (CAS: n above the count is EINVAL and changes nothing), then a
- *               wake of all if it made the count 0 with waiters > 0
+ *   count_down  count -= n (CAS: n above the count is EINVAL and changes nothing); the CAS
+ *               that makes the count 0 also clears `slept`, and wakes all if it read it
  *   add         count += n (CAS: EINVAL from 0 while waiters > 0; EOVERFLOW above the max)
- *   register    waiters += 1, only while count > 0 (CAS), before the first sleep
- *   leave       waiters -= 1, once the waiter saw the count 0, timed out or was cancelled
- * No lost wakeup: a waiter sleeps only on a value that has its own registration and a count
- * above 0; the count_down that makes the count 0 comes after that registration in the
- * word's order, reads waiters > 0 in its own RMW and wakes every sleeper; a wake that comes
- * before the sleep finds the word changed and the sleep does not start. No wake is sent when
- * nobody registered: a latch whose waiters all came after it opened costs its counters one
- * CAS each and nothing else.
- * Destroy-safety: the count_down that opens the latch uses only the word's address after
- * its CAS (the wake), so a thread that sees the latch open may free it; a waiter leaves
- * (its last access) before its wait returns, so the latch may be freed once every wait on
- * it has returned.
- * Waiters beyond 1023 (registration would overflow the field) do not register: each sleeps
- * in slices of 1 ms on CLOCK_MONOTONIC and looks again after each (a count_down's wake
- * still reaches it if it is asleep then), so it sees the latch open at most a slice late.
+ *   enter       waiters += 1 (fetch_add): a wait's first access, whatever the count
+ *   arrive      count -= n, and waiters += 1 unless that opens the latch (one CAS:
+ *               arrive_and_wait's, with count_down's rules and its wake when it opens it)
+ *   slept       sets `slept` (CAS), only while count > 0: a waiter that will sleep
+ *   leave       waiters -= 1: a waiter's last access, once it saw the count 0 (fetch_sub),
+ *               or timed out or was cancelled or, in a wait_any, did not win (CAS: the last
+ *               waiter to leave also clears `slept`, so that a latch nobody sleeps on
+ *               again costs its opener no wake)
+ * So a wait makes two RMWs (enter, leave; one CAS more if it sleeps), and a wait on an open
+ * latch two as well: counting itself before it reads anything is what lets the latch be
+ * destroyed while waiters are still on their way out (below).
+ * No lost wakeup: a waiter sleeps only on a low half that has the count above 0 and
+ * `slept`, which its own CAS (or another waiter's) put there; the count_down that makes
+ * the count 0 comes after that CAS in the word's order, reads `slept` in its own RMW and
+ * wakes every sleeper; a wake that comes before the sleep finds the word changed, and the
+ * sleep does not start. The low half cannot come back to a value a sleeper holds: once the
+ * count is 0 it stays 0 while any waiter is inside (add from 0 says EINVAL then). No wake
+ * is sent when nobody slept: a waiter that spun and saw the opening costs the opener
+ * nothing.
+ * Destroy-safety: a waiter is counted in `waiters` from its first access (the enter, an
+ * RMW) to its last (the leave), so whatever a waiter is doing (its spin, its sleep, its way
+ * out), destroy sees it: with the count 0 and waiters > 0 it waits (yielding) until every
+ * waiter has left, after which no wait touches the object (C++ std::latch's rule: the
+ * latch may be destroyed as soon as no thread is blocked on it, while released waiters are
+ * still returning). A wait whose first access comes after the destroy began is a call on
+ * an object being destroyed, which the caller orders before the destroy, as any call
+ * (arrive_and_wait counts itself down and in with one CAS, so a thread that arrives and
+ * waits is counted before the latch can open). The count_down that opens the latch uses
+ * only the word's address after its CAS (the wake), so the thread that opens it may
+ * destroy it at once.
  *
- * Memory order: count_down's CAS is release and every load or RMW that can read the count 0
- * and return is acquire: every count_down is a release RMW, and the RMWs after it on the
- * word (count-downs, registrations, leaves) continue its release sequence, so a waiter that
- * reads 0 sees what every counter did before its count_down. add, register and leave are
- * relaxed (register acquire on failure, which may read the count 0): they publish nothing (add only lets more count-downs be needed; the waiter
- * count only decides whether the opening count_down wakes, and it reads it from its own
- * RMW, totally ordered with theirs).
+ * Memory order: count_down's CAS is release and every RMW or load that can read the count
+ * 0 and return is acquire (enter, the spin's and sleep's loads, the slept CAS's failure, a
+ * leave that quits): every count_down is a release RMW, and the RMWs after it on the word
+ * (count-downs, enters, leaves) continue its release sequence, so a waiter that reads 0
+ * sees what every counter did before its count_down. arrive_and_wait's CAS is acq_rel (a
+ * count_down, and a look that may read the count 0 and return). A leave is release and
+ * destroy's load of `waiters` acquire: every write of the word after init is an RMW, so a
+ * destroy that reads `waiters` 0 comes after every waiter's last access. add and slept
+ * publish nothing (add only lets more count-downs be needed; `slept` only decides whether
+ * the opening count_down wakes, and that CAS reads it from its own RMW); slept is acquire
+ * only because its failure may read the count 0.
  *
- * wait_any: a latch entry is ready while the count is 0 (reported, not consumed); a wait
- * that sleeps registers on each latch as a waiter and leaves each one it registered on
- * before it returns (the winner too).
+ * wait_any: a latch entry is ready while the count is 0 (reported, not consumed); a
+ * wait_any enters every latch entry at its first look (the first access, as a wait's) and
+ * leaves each one it entered before it returns (the winner too).
  * ====================================================================================== */
 
 typedef struct fastsync_latch {
-    FASTSYNC__ATOMIC(uint32_t) state; /* private: use the functions */
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) state; /* private: use the functions */
 } fastsync_latch_t;
 
-#define FASTSYNC_LATCH_MAX 0x1FFFFFu /* 2^21 - 1 */
+#define FASTSYNC_LATCH_MAX 0x3FFFFFFFu /* 2^30 - 1 */
 
 #ifdef __cplusplus
 #define FASTSYNC_LATCH_INIT { { 0u } }
@@ -3166,51 +3205,79 @@ typedef struct fastsync_latch {
 #define FASTSYNC_LATCH_INIT { 0u }
 #endif
 
-#define FASTSYNC__LATCH_COUNT FASTSYNC_LATCH_MAX
-#define FASTSYNC__LATCH_WAITER 0x00200000u
-#define FASTSYNC__LATCH_WAITERS 0x7FE00000u
-#define FASTSYNC__LATCH_WAITERS_MAX 1023u
-#define FASTSYNC__LATCH_SHARED 0x80000000u
-#define FASTSYNC__LATCH_SLICE_NS 1000000u /* an unregistered waiter's slice */
+#define FASTSYNC__LATCH_COUNT ((uint64_t)FASTSYNC_LATCH_MAX) /* mask of the count field */
+#define FASTSYNC__LATCH_SLEPT ((uint64_t)1 << 30)            /* a waiter may sleep */
+#define FASTSYNC__LATCH_SHARED ((uint64_t)1 << 31)           /* process-shared flag */
+#define FASTSYNC__LATCH_WAITER ((uint64_t)1 << 32)           /* one waiter inside */
 
-FASTSYNC_API uint32_t fastsync__latch_count(uint32_t v) { return v & FASTSYNC__LATCH_COUNT; }
-FASTSYNC_API uint32_t fastsync__latch_waiters(uint32_t v)
+FASTSYNC_API uint32_t fastsync__latch_count(uint64_t v) { return (uint32_t)(v & FASTSYNC__LATCH_COUNT); }
+FASTSYNC_API uint32_t fastsync__latch_waiters(uint64_t v) { return (uint32_t)(v >> 32); }
+FASTSYNC_API int fastsync__latch_shared(uint64_t v) { return (v & FASTSYNC__LATCH_SHARED) != 0; }
+
+/* The futex word, the low half: its address, computed, never read, by the opener. */
+FASTSYNC_API void *fastsync__latch_futex(fastsync_latch_t *l)
 {
-    return (v & FASTSYNC__LATCH_WAITERS) / FASTSYNC__LATCH_WAITER;
+    return fastsync__low_half(FASTSYNC__FUTEX_ADDR(&l->state));
 }
-FASTSYNC_API int fastsync__latch_shared(uint32_t v) { return (v & FASTSYNC__LATCH_SHARED) != 0; }
 
 FASTSYNC_API int fastsync_latch_init(fastsync_latch_t *l, unsigned count, int flags)
 {
     if (!fastsync__flags_ok(flags) || count > FASTSYNC_LATCH_MAX) return EINVAL;
     /* relaxed: the caller publishes the object with its own happens-before. */
-    fastsync__store(&l->state, (uint32_t)count | ((flags & FASTSYNC_SHARED) ? FASTSYNC__LATCH_SHARED : 0u),
+    fastsync__store(&l->state, (uint64_t)count | ((flags & FASTSYNC_SHARED) ? FASTSYNC__LATCH_SHARED : 0u),
                     memory_order_relaxed);
     return 0;
 }
 
+/* fastsync__drain's view of the latch: `waiters` (acquire: pairs with each leave's release
+ * RMW, a waiter's last access), and its busy test: the count above 0 (a waiter is blocked
+ * again: an add reopened the latch, a misuse; relaxed: a snapshot). */
+FASTSYNC__COLD uint32_t fastsync__latch_left(void *l)
+{
+    return fastsync__latch_waiters(fastsync__load(&((fastsync_latch_t *)l)->state, memory_order_acquire));
+}
+FASTSYNC__COLD int fastsync__latch_busy(void *l)
+{
+    return fastsync__latch_count(fastsync__load(&((fastsync_latch_t *)l)->state, memory_order_relaxed)) != 0;
+}
+
 FASTSYNC_API int fastsync_latch_destroy(fastsync_latch_t *l)
 {
-    /* relaxed: a snapshot (EBUSY while a waiter is registered). A waiter's last access is
-     * its leave, before its wait returns: the caller frees the latch once it knows, by its
-     * own synchronization, that every wait has returned. */
-    return fastsync__latch_waiters(fastsync__load(&l->state, memory_order_relaxed)) ? EBUSY : 0;
+    /* acquire: as fastsync__latch_left's. */
+    uint64_t v = fastsync__load(&l->state, memory_order_acquire);
+    if (fastsync__latch_waiters(v) == 0) return 0;
+    if (fastsync__latch_count(v) != 0) return EBUSY; /* a waiter is blocked */
+    return fastsync__drain(fastsync__latch_left, fastsync__latch_waiters(v), fastsync__latch_busy, l);
+}
+
+/* The word after a count_down of n from v (n <= the count): the count less n, and `slept`
+ * cleared if that opens the latch. */
+FASTSYNC_API uint64_t fastsync__latch_down(uint64_t v, unsigned n)
+{
+    v -= n;
+    return fastsync__latch_count(v) == 0 ? v & ~FASTSYNC__LATCH_SLEPT : v;
+}
+
+/* The opener's wake, after the CAS that made the count 0 read `v`: only if a waiter may
+ * sleep. From the CAS on, `l` may be destroyed: only its address is used. */
+FASTSYNC_API void fastsync__latch_opened(fastsync_latch_t *l, uint64_t v)
+{
+    if (v & FASTSYNC__LATCH_SLEPT) fastsync__wake(fastsync__latch_futex(l), INT_MAX, fastsync__latch_shared(v));
 }
 
 FASTSYNC_API int fastsync_latch_count_down(fastsync_latch_t *l, unsigned n)
 {
     if (n == 0) return 0;
     /* relaxed: a guess for the CAS. */
-    uint32_t v = fastsync__load(&l->state, memory_order_relaxed);
+    uint64_t v = fastsync__load(&l->state, memory_order_relaxed);
     do {
         if (n > fastsync__latch_count(v)) return EINVAL; /* below 0: nothing changed */
         /* release: pairs with the acquire loads and RMWs of the waiters that read the count
          * 0 (this CAS heads a release sequence that every later RMW on the word continues).
          * failure relaxed: the next guess. */
-    } while (!fastsync__cas_weak(&l->state, &v, v - n, memory_order_release, memory_order_relaxed));
-    /* From here on `l` may be freed by a thread that saw it open: only its address is used. */
-    if (fastsync__latch_count(v) == n && fastsync__latch_waiters(v) != 0)
-        fastsync__wake(FASTSYNC__FUTEX_ADDR(&l->state), INT_MAX, fastsync__latch_shared(v));
+    } while (!fastsync__cas_weak(&l->state, &v, fastsync__latch_down(v, n), memory_order_release,
+                                 memory_order_relaxed));
+    if (fastsync__latch_count(v) == n) fastsync__latch_opened(l, v);
     return 0;
 }
 
@@ -3218,7 +3285,7 @@ FASTSYNC_API int fastsync_latch_add(fastsync_latch_t *l, unsigned n)
 {
     if (n == 0) return 0;
     /* relaxed: a guess for the CAS. */
-    uint32_t v = fastsync__load(&l->state, memory_order_relaxed);
+    uint64_t v = fastsync__load(&l->state, memory_order_relaxed);
     do {
         uint32_t count = fastsync__latch_count(v);
         if (count == 0 && fastsync__latch_waiters(v) != 0) return EINVAL; /* waits not over */
@@ -3234,105 +3301,111 @@ FASTSYNC_API int fastsync_latch_trywait(const fastsync_latch_t *l)
     return fastsync__latch_count(fastsync__load(&l->state, memory_order_acquire)) == 0 ? 0 : EAGAIN;
 }
 
-/* register: waiters += 1 while the count is above 0. Returns 1 (registered; *v the word it
- * made), 0 (the count is 0: *v read with acquire) or -1 (the field is full: *v the word). */
-FASTSYNC_API int fastsync__latch_join(fastsync_latch_t *l, uint32_t *v)
+/* enter: a wait's first access; the word it made. acquire: a count 0 read here pairs with
+ * the release CAS of every count_down. */
+FASTSYNC_API uint64_t fastsync__latch_enter(fastsync_latch_t *l)
 {
-    for (;;) {
-        if (fastsync__latch_count(*v) == 0) return 0;
-        if (fastsync__latch_waiters(*v) == FASTSYNC__LATCH_WAITERS_MAX) return -1;
-        /* failure acquire: *v may read the count 0, and the wait return. Success acquire
-         * only because C11 allows no failure order stronger than the success order: the
-         * count_down that opens the latch reads the registration from its own RMW. */
-        if (fastsync__cas_weak(&l->state, v, *v + FASTSYNC__LATCH_WAITER, memory_order_acquire,
-                               memory_order_acquire)) {
-            *v += FASTSYNC__LATCH_WAITER;
-            return 1;
-        }
-    }
+    return fastsync__fetch_add(&l->state, FASTSYNC__LATCH_WAITER, memory_order_acquire) + FASTSYNC__LATCH_WAITER;
 }
 
+/* leave, once the waiter saw the count 0: its last access. release: pairs with destroy's
+ * acquire load of `waiters`; the waiter's own look at the count had the acquire. */
+FASTSYNC_API void fastsync__latch_leave(fastsync_latch_t *l)
+{
+    (void)fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_release);
+}
+
+/* leave with the latch maybe still closed (a waiter that timed out or was cancelled, a
+ * wait_any that did not win it): as fastsync__latch_leave, and the last waiter to leave
+ * clears `slept` (nobody sleeps then: the opening need not wake). Returns the word it
+ * read. acq_rel: release, as every leave; acquire, its value may show the count 0 after
+ * all (a timed-out wait then returns 0). failure relaxed: the next guess. */
+FASTSYNC__COLD uint64_t fastsync__latch_quit(fastsync_latch_t *l)
+{
+    /* relaxed: a guess for the CAS. */
+    uint64_t v = fastsync__load(&l->state, memory_order_relaxed), next;
+    do {
+        next = v - FASTSYNC__LATCH_WAITER;
+        if (fastsync__latch_waiters(next) == 0) next &= ~FASTSYNC__LATCH_SLEPT;
+    } while (!fastsync__cas_weak(&l->state, &v, next, memory_order_acq_rel, memory_order_relaxed));
+    return v;
+}
+
+/* The cleanup of a waiter cancelled in its sleep: quit. */
 FASTSYNC__COLD void fastsync__latch_cancelled(void *l)
 {
-    /* leave. relaxed: the waiter count orders nothing (see the memory order). */
-    (void)fastsync__fetch_sub(&((fastsync_latch_t *)l)->state, FASTSYNC__LATCH_WAITER,
-                              memory_order_relaxed);
+    (void)fastsync__latch_quit((fastsync_latch_t *)l);
 }
 
-/* The sleep of a waiter that registered (joined 1; v: the word its registration made) or
- * found the field full (joined -1; v: the word it read), until the count is 0 or the
- * deadline (abstime NULL: none). Returns 0 or ETIMEDOUT. */
-FASTSYNC__COLD int fastsync__latch_sleep(fastsync_latch_t *l, uint32_t v, int joined, clockid_t clock,
+/* A waiter inside the latch (v: the word its enter or arrive made, the count above 0): spin
+ * (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields, as the mutex's), then sleep until
+ * the count is 0 or the deadline (abstime NULL: none); leaves before it returns 0 or
+ * ETIMEDOUT. Without the spin, a waiter of a latch that opens a few microseconds later
+ * slept and waited for the wake: bench/latch round, 2 counters and 2 waiters on 2 CPUs,
+ * 26.3 and 26.5 us from the opening to the last waiter's return; with it 4.8 and 4.4 (4+4:
+ * 30 us either way; 8+8: 52-54 without, 57-58 with). */
+FASTSYNC__COLD int fastsync__latch_sleep(fastsync_latch_t *l, uint64_t v, clockid_t clock,
                                          const struct timespec *abstime)
 {
-    const int shared = fastsync__latch_shared(v);
-    void *word = FASTSYNC__FUTEX_ADDR(&l->state);
-    for (;;) {
-        int r;
-        if (joined == 1)
-            r = fastsync__wait(word, v, shared, clock, abstime);
-        else
-            r = fastsync__wait_slice(word, v, shared, FASTSYNC__LATCH_SLICE_NS, clock, abstime, NULL);
-        /* acquire: pairs with the release CAS of every count_down. */
+    /* acquire: pairs with the release CAS of every count_down. */
+    for (int i = 0; fastsync__latch_count(v) != 0 && fastsync__spin(i); i++)
         v = fastsync__load(&l->state, memory_order_acquire);
-        if (fastsync__latch_count(v) == 0) {
-            /* leave. relaxed: the load above has the acquire. */
-            if (joined == 1)
-                (void)fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_relaxed);
-            return 0;
-        }
+    int r = 0;
+    while (fastsync__latch_count(v) != 0) {
         if (r == ETIMEDOUT) {
-            if (joined != 1) return ETIMEDOUT;
-            /* leave. acquire: its own value may show the count 0 after all (then 0, not
-             * ETIMEDOUT: the latch is open when the wait returns). */
-            v = fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_acquire);
-            return fastsync__latch_count(v) == 0 ? 0 : ETIMEDOUT;
+            /* quit; the count 0 after all: 0, not ETIMEDOUT (the latch is open when the wait
+             * returns) */
+            return fastsync__latch_count(fastsync__latch_quit(l)) == 0 ? 0 : ETIMEDOUT;
         }
+        if (!(v & FASTSYNC__LATCH_SLEPT)) {
+            /* slept. failure acquire: the fresh value may show the count 0. Success acquire
+             * only because C11 allows no failure order stronger than the success order:
+             * `slept` publishes nothing, and the opener reads it in its own CAS. */
+            if (!fastsync__cas_weak(&l->state, &v, v | FASTSYNC__LATCH_SLEPT, memory_order_acquire,
+                                    memory_order_acquire))
+                continue;
+            v |= FASTSYNC__LATCH_SLEPT;
+        }
+        r = fastsync__wait(fastsync__latch_futex(l), (uint32_t)v, fastsync__latch_shared(v), clock, abstime);
+        /* acquire: as above. */
+        v = fastsync__load(&l->state, memory_order_acquire);
     }
+    fastsync__latch_leave(l);
+    return 0;
 }
 
 #if FASTSYNC__CANCEL
-/* fastsync__latch_sleep of a registered waiter with fastsync__latch_cancelled (leave) as
- * its cancellation cleanup. */
+/* fastsync__latch_sleep with fastsync__latch_cancelled as its cancellation cleanup. */
 FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__latch_sleep_cancellable(
-    fastsync_latch_t *l, uint32_t v, clockid_t clock, const struct timespec *abstime)
+    fastsync_latch_t *l, uint64_t v, clockid_t clock, const struct timespec *abstime)
 {
     int r;
     pthread_cleanup_push(fastsync__latch_cancelled, l);
-    r = fastsync__latch_sleep(l, v, 1, clock, abstime);
+    r = fastsync__latch_sleep(l, v, clock, abstime);
     pthread_cleanup_pop(0);
     return r;
 }
+#else
+#define fastsync__latch_sleep_cancellable fastsync__latch_sleep
 #endif
 
-/* Every wait once the count was seen above 0 in `v`: spin (as the mutex's: FASTSYNC_SPIN
- * pauses, then FASTSYNC_SPIN_YIELDS yields), register, then sleep. Without the spin, a
- * waiter of a latch that opens a few microseconds later slept and waited for the wake:
- * bench/latch round, 2 counters and 2 waiters on 2 CPUs, 26.3 and 26.5 us from the opening
- * to the last waiter's return; with it 4.8 and 4.4 (4+4: 30 us either way; 8+8: 52-54
- * without, 57-58 with). */
-FASTSYNC__COLD int fastsync__latch_wait_slow(fastsync_latch_t *l, uint32_t v, clockid_t clock,
-                                             const struct timespec *abstime)
+/* Every wait: enter; then, unless the count is 0, check the deadline (abstime NULL: none)
+ * and wait. */
+FASTSYNC_API int fastsync__latch_wait(fastsync_latch_t *l, clockid_t clock, const struct timespec *abstime)
 {
-    for (int i = 0; fastsync__spin(i); i++) {
-        /* acquire: pairs with the release CAS of every count_down. */
-        v = fastsync__load(&l->state, memory_order_acquire);
-        if (fastsync__latch_count(v) == 0) return 0;
+    uint64_t v = fastsync__latch_enter(l);
+    if (fastsync__latch_count(v) == 0) {
+        fastsync__latch_leave(l);
+        return 0;
     }
-    int joined = fastsync__latch_join(l, &v);
-    if (joined == 0) return 0;
-#if FASTSYNC__CANCEL
-    if (joined == 1) return fastsync__latch_sleep_cancellable(l, v, clock, abstime);
-#endif
-    return fastsync__latch_sleep(l, v, joined, clock, abstime);
+    int r = abstime != NULL ? fastsync__deadline_check(clock, abstime) : 0;
+    if (r != 0) return fastsync__latch_count(fastsync__latch_quit(l)) == 0 ? 0 : r; /* as a timeout */
+    return fastsync__latch_sleep_cancellable(l, v, clock, abstime);
 }
 
 FASTSYNC_API int fastsync_latch_wait(fastsync_latch_t *l)
 {
-    /* acquire: pairs with the release CAS of every count_down. */
-    uint32_t v = fastsync__load(&l->state, memory_order_acquire);
-    if (fastsync__latch_count(v) == 0) return 0;
-    return fastsync__latch_wait_slow(l, v, CLOCK_MONOTONIC, NULL);
+    return fastsync__latch_wait(l, CLOCK_MONOTONIC, NULL);
 }
 
 FASTSYNC_API int fastsync_latch_clockwait(fastsync_latch_t *l, clockid_t clock,
@@ -3340,17 +3413,32 @@ FASTSYNC_API int fastsync_latch_clockwait(fastsync_latch_t *l, clockid_t clock,
 {
     int r = fastsync__clock_args(clock, abstime);
     if (r != 0) return r;
-    /* acquire: pairs with the release CAS of every count_down. */
-    uint32_t v = fastsync__load(&l->state, memory_order_acquire);
-    if (fastsync__latch_count(v) == 0) return 0;
-    r = fastsync__deadline_check(clock, abstime);
-    if (r != 0) return r;
-    return fastsync__latch_wait_slow(l, v, clock, abstime);
+    return fastsync__latch_wait(l, clock, abstime);
 }
 
 FASTSYNC_API int fastsync_latch_timedwait(fastsync_latch_t *l, const struct timespec *abs_monotonic)
 {
     return fastsync_latch_clockwait(l, CLOCK_MONOTONIC, abs_monotonic);
+}
+
+FASTSYNC_API int fastsync_latch_arrive_and_wait(fastsync_latch_t *l, unsigned n)
+{
+    if (n == 0) return fastsync_latch_wait(l);
+    /* relaxed: a guess for the CAS. (Not an access that destroy must see: the latch cannot
+     * open before this thread's count_down, the CAS below.) */
+    uint64_t v = fastsync__load(&l->state, memory_order_relaxed), next;
+    do {
+        if (n > fastsync__latch_count(v)) return EINVAL; /* below 0: nothing changed */
+        next = fastsync__latch_down(v, n);
+        if (fastsync__latch_count(next) != 0) next += FASTSYNC__LATCH_WAITER;
+        /* acq_rel: release, as count_down's; acquire, the count 0 it makes comes after every
+         * other count_down (their release sequence). failure relaxed: the next guess. */
+    } while (!fastsync__cas_weak(&l->state, &v, next, memory_order_acq_rel, memory_order_relaxed));
+    if (fastsync__latch_count(next) == 0) {
+        fastsync__latch_opened(l, v);
+        return 0;
+    }
+    return fastsync__latch_sleep_cancellable(l, next, CLOCK_MONOTONIC, NULL);
 }
 
 /* ======================================================================================
@@ -4266,20 +4354,20 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  *
  * The wait:
  *   1. look at every entry in order, as trywait would; the first ready one wins (each
- *      event's generation is recorded: the wait begins at this look);
- *   2. register on every semaphore: waiters += 1 (posts then wake); on every latch whose
- *      count is above 0: waiters += 1 (the count_down that opens it then wakes; a latch with
- *      1023 waiters already cannot take one more, and the wait then sleeps in the fallback's
- *      slices below); a ticket is registered already;
+ *      event's generation is recorded: the wait begins at this look; each latch looked at
+ *      is entered, waiters += 1, the wait's first access of it, as a latch wait's);
+ *   2. register on every semaphore: waiters += 1 (posts then wake); a ticket is registered
+ *      already, a latch entered already;
  *   3. look again in order, now as a registered waiter (a semaphore's token is taken with
  *      take+leave), each entry's futex word read in the same load as its readiness, a reset
- *      event made BUSY (FREE -> BUSY: sets then wake); if none is ready, sleep on all those
- *      words at once, each while it holds what was read; after any wake, timeout or
- *      change, go to 3;
- *   4. leave every entry that did not win: waiters -= 1 on each semaphore and on each latch
- *      it registered on (a winning latch too, as it wins); events keep BUSY
+ *      event made BUSY (FREE -> BUSY: sets then wake), a closed latch's `slept` set (the
+ *      count_down that opens it then wakes); if none is ready, sleep on all those words at
+ *      once, each while it holds what was read; after any wake, timeout or change, go to 3;
+ *   4. leave every entry that did not win: waiters -= 1 on each semaphore, and on every
+ *      latch entered (the winner too: a latch is reported, not consumed); events keep BUSY
  *      (their next set makes one needless wake, as after a timed-out event_wait); tickets
- *      stay registered, the caller's to await, cancel or wait on again.
+ *      stay registered, the caller's to await, cancel or wait on again. A wait that wins at
+ *      its first look, or finds its deadline past, leaves the latches it entered there.
  *
  * The trap of every multi-wait: a post wakes min(n, waiters) sleepers of its semaphore, and
  * the sleeper it wakes may be this thread, which then wins another entry (or times out)
@@ -4311,9 +4399,10 @@ FASTSYNC_API int fastsync_cond_timedwait(fastsync_cond_t *c, fastsync_mutex_t *m
  * DosWaitMuxWaitSem needs a semaphore per object, which the OS/2 backend no longer has: it
  * takes the same slices.)
  *
- * Costs: the first look is a load per entry (and the RMW of the winner); a wait that
- * sleeps makes an RMW per semaphore and per closed latch to register and one to leave, a CAS
- * per reset event, and one system call per sleep. It does not spin. Stack: about 3 KB (64 entries' words).
+ * Costs: the first look is a load per entry, an RMW per latch (and the RMW of the winner;
+ * each latch looked at is left with one more); a wait that sleeps makes an RMW per semaphore
+ * to register and one to leave, a CAS per reset event and per closed latch, and one system
+ * call per sleep. It does not spin. Stack: about 3 KB (64 entries' words).
  * ====================================================================================== */
 
 #define FASTSYNC_WAIT_ANY_MAX 64
@@ -4384,28 +4473,33 @@ FASTSYNC_API int fastsync__wa_args(const fastsync_wait_entry_t *list, unsigned n
     return 0;
 }
 
+/* What a wait's first look records (the wait begins there), kept by fastsync__wait_any. */
+struct fastsync__wa_first {
+    uint32_t gen[FASTSYNC_WAIT_ANY_MAX]; /* events: the generation at the first look */
+    uint64_t joined; /* latches: bit i, entry i's latch counts this wait among its waiters */
+};
+
 /* What a wait that may sleep keeps per entry, and for its cancellation cleanup. */
 struct fastsync__wa {
     const fastsync_wait_entry_t *list;
     unsigned n;
     struct fastsync__waitv v[FASTSYNC_WAIT_ANY_MAX]; /* each entry's futex word, as last read */
-    uint32_t *gen; /* events: the generation at the wait's first look (the caller's array) */
-    uint64_t joined; /* latches: bit i, entry i's latch counts this wait among its waiters */
-    uint64_t opened; /* latches: bit i, entry i's latch was seen open since the first look */
+    struct fastsync__wa_first *first;                /* the first look's record */
 };
 
 /* How fastsync__wa_try looks at an entry:
- *   LOOK   not registered; records an event's generation, where `gen` is not NULL (the
- *          first look of every wait; trywait records nothing)
- *   FIRST  not registered; records the entry's futex word
- *   AGAIN  registered; records the value to sleep on (a reset event made BUSY first)
+ *   LOOK   not registered; where `first` is not NULL (the first look of every wait; trywait
+ *          records nothing) records an event's generation and enters a latch
+ *   FIRST  not registered (but in the latches); records the entry's futex word
+ *   AGAIN  registered; records the value to sleep on (a reset event made BUSY first, a
+ *          latch's `slept` set)
  *   LAST   registered, the deadline has passed; records nothing */
 enum { FASTSYNC__WA_LOOK, FASTSYNC__WA_FIRST, FASTSYNC__WA_AGAIN, FASTSYNC__WA_LAST };
 
-/* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). gen: the
- * events' generations (LOOK: NULL or where to record them; else w->gen). */
+/* Entry i of w: true if it is ready, its state taken (a token, a claimed signal). first: the
+ * first look's record (LOOK: NULL or where to record; else w->first). */
 FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsync__wa *w,
-                                  uint32_t *gen, unsigned i, int how)
+                                  struct fastsync__wa_first *first, unsigned i, int how)
 {
     const int registered = how >= FASTSYNC__WA_AGAIN;
     if (e->kind == FASTSYNC__WA_SEM) {
@@ -4430,24 +4524,34 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
     }
     if (e->kind == FASTSYNC__WA_LATCH) {
         fastsync_latch_t *l = (fastsync_latch_t *)e->object;
-        /* acquire: pairs with the release CAS of every count_down. */
-        uint32_t v = fastsync__load(&l->state, memory_order_acquire);
-        if (fastsync__latch_count(v) == 0) {
-            if (registered && (w->joined >> i & 1u)) {
-                /* leave (the winner's; the others leave in fastsync__wa_leave). relaxed:
-                 * the load above has the acquire. */
-                (void)fastsync__fetch_sub(&l->state, FASTSYNC__LATCH_WAITER, memory_order_relaxed);
-                w->joined &= ~((uint64_t)1 << i);
-            }
-            return 1;
+        uint64_t v;
+        if (how == FASTSYNC__WA_LOOK && first != NULL) {
+            /* enter, the wait's first access of the latch (as a wait's, whose acquire it
+             * has); entered latches leave in fastsync__wa_leave_latches, the winner too */
+            v = fastsync__latch_enter(l);
+            first->joined |= (uint64_t)1 << i;
+        } else {
+            /* acquire: pairs with the release CAS of every count_down. */
+            v = fastsync__load(&l->state, memory_order_acquire);
         }
+        /* once seen 0 by a wait that entered it, the count stays 0 until that wait leaves
+         * (add from 0 says EINVAL while a waiter is inside) */
+        if (fastsync__latch_count(v) == 0) return 1;
         if (how == FASTSYNC__WA_LOOK) return 0;
-        if (w->opened >> i & 1u) return 1; /* open since the wait began (an add closed it) */
         if (how == FASTSYNC__WA_FIRST) {
-            w->v[i].word = FASTSYNC__FUTEX_ADDR(&l->state);
+            w->v[i].word = fastsync__latch_futex(l);
             w->v[i].shared = fastsync__latch_shared(v);
         }
-        w->v[i].expected = v; /* AGAIN: the value to sleep on */
+        /* AGAIN: the value to sleep on, with `slept` (as fastsync__latch_sleep's CAS, whose
+         * comment says why these orders); on failure, look at the fresh value. */
+        while (how == FASTSYNC__WA_AGAIN && !(v & FASTSYNC__LATCH_SLEPT)) {
+            if (fastsync__cas_weak(&l->state, &v, v | FASTSYNC__LATCH_SLEPT, memory_order_acquire,
+                                   memory_order_acquire))
+                v |= FASTSYNC__LATCH_SLEPT;
+            else if (fastsync__latch_count(v) == 0)
+                return 1;
+        }
+        w->v[i].expected = (uint32_t)v;
         return 0;
     }
     if (e->kind == FASTSYNC__WA_EVENT) {
@@ -4457,10 +4561,10 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
         for (;;) {
             if (fastsync__ev_state(old) == FASTSYNC__EV_SET) return 1;
             if (how == FASTSYNC__WA_LOOK) {
-                if (gen != NULL) gen[i] = old & FASTSYNC__EV_GEN; /* the wait begins here */
+                if (first != NULL) first->gen[i] = old & FASTSYNC__EV_GEN; /* the wait begins here */
                 return 0;
             }
-            if ((old & FASTSYNC__EV_GEN) != gen[i]) return 1; /* set since the first look */
+            if ((old & FASTSYNC__EV_GEN) != first->gen[i]) return 1; /* set since the first look */
             if (how == FASTSYNC__WA_FIRST) {
                 w->v[i].word = FASTSYNC__FUTEX_ADDR(&ev->state);
                 w->v[i].shared = fastsync__ev_shared(old);
@@ -4509,8 +4613,16 @@ FASTSYNC_API int fastsync__wa_try(const fastsync_wait_entry_t *e, struct fastsyn
     }
 }
 
+/* Every latch that `joined` marks (bit i: entry i of list) quits: its last access. */
+FASTSYNC__COLD void fastsync__wa_leave_latches(const fastsync_wait_entry_t *list, uint64_t joined)
+{
+    for (unsigned i = 0; joined != 0; i++, joined >>= 1)
+        if (joined & 1u) (void)fastsync__latch_quit((fastsync_latch_t *)list[i].object);
+}
+
 /* Step 4 above: every entry but `winner` (n: none) leaves, passing on a wake it may have
- * absorbed. Like a post, it touches each object only up to its RMW. */
+ * absorbed; every latch entered leaves, the winner too. Like a post, it touches each object
+ * only up to its RMW. */
 FASTSYNC__COLD void fastsync__wa_leave(struct fastsync__wa *w, unsigned winner)
 {
     for (unsigned i = 0; i < w->n; i++) {
@@ -4518,14 +4630,13 @@ FASTSYNC__COLD void fastsync__wa_leave(struct fastsync__wa *w, unsigned winner)
         if (i == winner) continue;
         if (e->kind == FASTSYNC__WA_SEM) {
             fastsync__sem_cancelled((fastsync_sem_t *)e->object); /* leave, pass the wake on */
-        } else if (e->kind == FASTSYNC__WA_LATCH) {
-            if (w->joined >> i & 1u) fastsync__latch_cancelled(e->object); /* leave */
         } else if (e->kind == FASTSYNC__WA_TICKET) {
             /* the ticket stays registered; a wake its condvar owes another sleeper, which
              * the last sleep may have taken, is passed on */
             fastsync__cv_forward((fastsync_cond_t *)e->object, e->ticket, 0);
         }
     }
+    fastsync__wa_leave_latches(w->list, w->first->joined);
 }
 
 FASTSYNC__COLD void fastsync__wa_cancelled(void *arg)
@@ -4567,8 +4678,9 @@ FASTSYNC__COLD int fastsync__wa_sleep(struct fastsync__wa *w, unsigned *one, clo
     }
     /* The fallback: a slice on one entry's word (looked at again after it). */
     unsigned round = (*one)++;
-    uint64_t slice = FASTSYNC__WA_SLICE_MIN_NS;
-    for (unsigned k = 1; k < round && slice < FASTSYNC__WA_SLICE_MAX_NS; k++) slice *= 2;
+    /* the minimum doubled once per slice before this one, up to the maximum (a shift, not a
+     * loop: clang -O1 turns such a loop's count into an llvm.umin, which GenMC cannot run) */
+    uint64_t slice = round <= 8 ? (uint64_t)FASTSYNC__WA_SLICE_MIN_NS << (round - 1) : FASTSYNC__WA_SLICE_MAX_NS;
     if (slice > FASTSYNC__WA_SLICE_MAX_NS) slice = FASTSYNC__WA_SLICE_MAX_NS;
     unsigned slept_on = (round - 1) % w->n;
     const struct fastsync__waitv *v = &w->v[slept_on];
@@ -4591,21 +4703,10 @@ FASTSYNC__COLD int fastsync__wa_slow(struct fastsync__wa *w, unsigned *index, cl
             /* register. relaxed: as in fastsync__sem_wait_slow (posts read the count from
              * their own RMW; the take+leave reads the tokens with acquire). */
             (void)fastsync__fetch_add(&s->state, FASTSYNC__SEM_WAITER, memory_order_relaxed);
-        } else if (w->list[i].kind == FASTSYNC__WA_LATCH) {
-            /* register (the orders: fastsync__latch_join's). A latch already open is seen by
-             * the look below; one whose waiter field is full cannot wake this wait, which
-             * then sleeps in the fallback's slices (looking at every entry after each). */
-            uint32_t v = w->v[i].expected;
-            int joined = fastsync__latch_join((fastsync_latch_t *)w->list[i].object, &v);
-            if (joined == 1) w->joined |= (uint64_t)1 << i;
-            /* seen open: ready for the look below even if an add (a misuse while a wait
-             * may be in progress) closes it first, as an event set since the wait began */
-            if (joined == 0) w->opened |= (uint64_t)1 << i;
-            if (joined < 0 && one == 0) one = 1;
         }
     for (;;) {
         for (unsigned i = 0; i < w->n; i++)
-            if (fastsync__wa_try(&w->list[i], w, w->gen, i, how)) {
+            if (fastsync__wa_try(&w->list[i], w, w->first, i, how)) {
                 fastsync__wa_leave(w, i);
                 *index = i;
                 return 0;
@@ -4631,19 +4732,20 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__wa_slow_cancellable(
 }
 #endif
 
-/* A wait whose first look found nothing ready (and recorded each event's generation in gen:
- * a set after that look shows as a moved generation): record the words, then steps 2 to 4. */
+/* A wait whose first look found nothing ready (and recorded each event's generation: a set
+ * after that look shows as a moved generation; and entered every latch): record the words,
+ * then steps 2 to 4. */
 FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
-                                      uint32_t *gen, clockid_t clock, const struct timespec *abstime)
+                                      struct fastsync__wa_first *first, clockid_t clock,
+                                      const struct timespec *abstime)
 {
     struct fastsync__wa w;
     w.list = list;
     w.n = n;
-    w.gen = gen;
-    w.joined = 0;
-    w.opened = 0;
+    w.first = first;
     for (unsigned i = 0; i < n; i++)
-        if (fastsync__wa_try(&list[i], &w, gen, i, FASTSYNC__WA_FIRST)) {
+        if (fastsync__wa_try(&list[i], &w, first, i, FASTSYNC__WA_FIRST)) {
+            fastsync__wa_leave_latches(list, first->joined);
             *index = i;
             return 0;
         }
@@ -4659,11 +4761,13 @@ FASTSYNC__COLD int fastsync__wa_block(const fastsync_wait_entry_t *list, unsigne
 FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index,
                                     int try_only, clockid_t clock, const struct timespec *abstime)
 {
-    uint32_t gen[FASTSYNC_WAIT_ANY_MAX]; /* the events' generations at this first look */
+    struct fastsync__wa_first first; /* this first look's record */
     int r = fastsync__wa_args(list, n, index);
     if (r != 0) return r;
+    first.joined = 0;
     for (unsigned i = 0; i < n; i++)
-        if (fastsync__wa_try(&list[i], NULL, try_only ? NULL : gen, i, FASTSYNC__WA_LOOK)) {
+        if (fastsync__wa_try(&list[i], NULL, try_only ? NULL : &first, i, FASTSYNC__WA_LOOK)) {
+            if (first.joined != 0) fastsync__wa_leave_latches(list, first.joined);
             *index = i;
             return 0;
         }
@@ -4671,9 +4775,12 @@ FASTSYNC_API int fastsync__wait_any(const fastsync_wait_entry_t *list, unsigned 
     FASTSYNC__WA_BETWEEN_LOOKS();
     if (abstime != NULL) {
         r = fastsync__deadline_check(clock, abstime);
-        if (r != 0) return r;
+        if (r != 0) {
+            if (first.joined != 0) fastsync__wa_leave_latches(list, first.joined);
+            return r;
+        }
     }
-    return fastsync__wa_block(list, n, index, gen, clock, abstime);
+    return fastsync__wa_block(list, n, index, &first, clock, abstime);
 }
 
 FASTSYNC_API int fastsync_wait_any(const fastsync_wait_entry_t *list, unsigned n, unsigned *index)

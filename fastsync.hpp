@@ -36,7 +36,7 @@
  *   event                        manual-reset: set, reset, is_set, wait, wait_for, wait_until
  *   ticket                       a registration with a condition variable, for wait_any
  *   latch                        std::latch's interface (count_down, try_wait, wait,
- *                                arrive_and_wait; max() is FASTSYNC_LATCH_MAX, 2^21 - 1);
+ *                                arrive_and_wait; max() is FASTSYNC_LATCH_MAX, 2^30 - 1);
  *                                fastsync's own: wait_for, wait_until, and add(n), a wait
  *                                group's (Go's sync.WaitGroup.Add: count += n; from 0 only
  *                                once every wait on the last use has returned)
@@ -749,9 +749,9 @@ template <class Callable, class... Args> inline void call_once(once_flag &flag, 
 
 namespace detail {
 /* A latch's initial count, checked (constexpr: a constant initializer). */
-constexpr std::uint32_t latch_value(std::ptrdiff_t v) noexcept
+constexpr std::uint64_t latch_value(std::ptrdiff_t v) noexcept
 {
-    return v >= 0 && v <= static_cast<std::ptrdiff_t>(FASTSYNC_LATCH_MAX) ? static_cast<std::uint32_t>(v)
+    return v >= 0 && v <= static_cast<std::ptrdiff_t>(FASTSYNC_LATCH_MAX) ? static_cast<std::uint64_t>(v)
                                                                            : (bad_value(), 0u);
 }
 } // namespace detail
@@ -766,21 +766,15 @@ class latch {
 #if FASTSYNC_HAS_SHARED
     latch(std::ptrdiff_t expected, process_shared_t) noexcept
     {
-        detail::check(fastsync_latch_init(&l_, detail::latch_value(expected), FASTSYNC_SHARED));
+        detail::check(fastsync_latch_init(&l_, static_cast<unsigned>(detail::latch_value(expected)),
+                                          FASTSYNC_SHARED));
     }
 #endif
-    /* The C destroy's EBUSY while a waiter is registered: with the count 0 (a process-private
-     * latch) the waiters it released are leaving, and the destructor yields until they have
-     * (the standard lets a latch go once no thread is blocked on it); above 0 they would
-     * wait for ever: misuse. */
-    ~latch()
-    {
-        int r;
-        /* relaxed: it only decides whether to try again; the destroy reads the word itself */
-        while ((r = fastsync_latch_destroy(&l_)) == EBUSY && opened_private(fastsync__load(&l_.state, memory_order_relaxed)))
-            fastsync__yield();
-        detail::check(r);
-    }
+    /* The standard lets a latch go once no thread is blocked on it, while released waiters
+     * are still returning: the C destroy waits for them (every wait counts itself from its
+     * first access to its last); EBUSY while the count is above 0 and a thread waits:
+     * misuse. */
+    ~latch() { detail::check(fastsync_latch_destroy(&l_)); }
     latch(const latch &) = delete;
     latch &operator=(const latch &) = delete;
 
@@ -792,10 +786,12 @@ class latch {
     }
     bool try_wait() const noexcept { return fastsync_latch_trywait(&l_) == 0; }
     void wait() const { (void)fastsync_latch_wait(&l_); }
+    /* count_down(n) and wait() in one CAS (the C call's), so that a destructor run after the
+     * opening waits for this thread too. */
     void arrive_and_wait(std::ptrdiff_t n = 1)
     {
-        count_down(n);
-        wait();
+        if (n < 0 || n > max()) return detail::bad_value();
+        detail::check(fastsync_latch_arrive_and_wait(&l_, static_cast<unsigned>(n)));
     }
     /* fastsync's own: the timed waits (true: the count is 0) */
     template <class Rep, class Period> bool wait_for(const std::chrono::duration<Rep, Period> &d) const
@@ -817,10 +813,6 @@ class latch {
     native_handle_type native_handle() noexcept { return &l_; }
 
   private:
-    static bool opened_private(std::uint32_t v) noexcept
-    {
-        return fastsync__latch_count(v) == 0 && !fastsync__latch_shared(v);
-    }
     int wait_by(const detail::deadline &dl) const
     {
         return dl.finite ? fastsync_latch_clockwait(&l_, dl.clock, &dl.ts) : fastsync_latch_wait(&l_);

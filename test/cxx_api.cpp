@@ -1804,8 +1804,44 @@ static void latch_destroy_slow_waiter()
     sa.sa_handler = SIG_DFL;
     sigaction(SIGUSR2, &sa, nullptr);
 }
+
+// std::latch's own pattern: two threads arrive_and_wait on a latch(2), and the one that
+// returns first destroys it and unmaps its page at once, while the other may still be in its
+// call ("~latch may be called even if some threads have not yet returned from invocations of
+// wait on this object, provided that they are unblocked"). arrive_and_wait counts a thread
+// down and in with one CAS, so the destructor waits for it. 200 rounds, each on a fresh
+// page; before issue 32's fix (arrive_and_wait as count_down, then wait) the other thread's
+// wait could start after the unmap: a SIGSEGV (or, with the page mapped again, a registration
+// in a new object at the same address).
+static void latch_arrive_destroy()
+{
+    long page = sysconf(_SC_PAGESIZE);
+    int rounds = 0;
+    for (int r = 0; r < 200; r++) {
+        char *mem = static_cast<char *>(mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        if (mem == MAP_FAILED) bail("mmap");
+        fastsync::latch *l = new (mem + page - sizeof(fastsync::latch)) fastsync::latch(2);
+        std::atomic<char *> gone(nullptr); // seq_cst: the page, once the first one back unmapped it
+        auto both = [l, mem, page, &gone] {
+            l->arrive_and_wait();
+            char *expected = nullptr;
+            if (gone.compare_exchange_strong(expected, mem)) { // the first back destroys at once
+                l->~latch();
+                munmap(mem, static_cast<size_t>(page));
+            }
+        };
+        std::thread t(both);
+        both();
+        t.join(); // a touch of the unmapped page would have been a SIGSEGV
+        rounds += gone.load() == mem;
+    }
+    is_int(rounds, 200, "latch(2), two threads arrive_and_wait, the first back destroys it and unmaps its page at "
+                        "once: 200 rounds, the other never touched it after");
+}
 #else
 static void latch_destroy_slow_waiter() { skip("needs Linux (mmap, signals)", "a latch's destructor waits for a slow released waiter"); }
+static void latch_arrive_destroy() { skip("needs Linux (mmap)", "a latch destroyed by the first of two arrive_and_wait"); }
 #endif
 
 // Barrier phases: THREADS threads x R phases, each thread writing its slot of the phase
@@ -2019,6 +2055,7 @@ int main()
     latch_deadlines();
     latch_add_any_and_c();
     latch_destroy_slow_waiter();
+    latch_arrive_destroy();
     barriers();
     latch_barrier_process_shared();
     diag("C++ %ld, exceptions %s", static_cast<long>(__cplusplus),

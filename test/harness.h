@@ -68,9 +68,11 @@
  *   test_barrier_leaving(b), test_dump_barrier(what, b)   the barrier's whole word, its low
  *                                half (the futex word), the arrivals in its round, the count
  *                                that ends one, the threads not yet out of its waits, a diag line
- *   test_latch_word(l), test_latch_count(l), test_latch_waiters(l), test_latch_force_word(l, v),
- *   test_dump_latch(what, l)     the latch's whole word, its count, its waiters registered,
- *                                the word overwritten (relaxed), a diag line
+ *   test_latch_word(l), test_latch_low(l), test_latch_count(l), test_latch_waiters(l),
+ *   test_latch_slept(l), test_latch_force_word(l, v), test_dump_latch(what, l)
+ *                                the latch's whole word, its low half (the futex word), its
+ *                                count, the threads inside its waits, its `slept` bit, the
+ *                                word overwritten (relaxed), a diag line
  * A signal storm (struct test_storm: one thread sending SIGUSR1 to another in a loop; not on
  * Windows):
  *   test_storm_init(s, restart)  installs the counting SIGUSR1 handler (SA_RESTART or not),
@@ -465,19 +467,23 @@ static inline void test_dump_once(const char *what, const fastsync_once_t *o)
          (v & FASTSYNC__ONCE_SHARED) != 0);
 }
 
-/* The latch's word (fastsync.h, "Latch": count in bits 0..20, waiters registered in 21..30,
- * shared in bit 31); force: overwritten (relaxed, as test_rwlock_force_word), for the state
- * of a full waiter field that 1023 threads would make. */
-static inline uint32_t test_latch_word(const fastsync_latch_t *l) { return fastsync__load(&l->state, memory_order_relaxed); }
+/* The latch's word (fastsync.h, "Latch": count in bits 0..29, slept 30, shared 31, waiters
+ * inside a wait in the high half); test_latch_low: its low half, the futex word; force:
+ * overwritten (relaxed, as test_rwlock_force_word), for a state no sequence of calls makes
+ * deterministically. */
+static inline uint64_t test_latch_word(const fastsync_latch_t *l) { return fastsync__load(&l->state, memory_order_relaxed); }
+static inline uint32_t test_latch_low(const fastsync_latch_t *l) { return (uint32_t)test_latch_word(l); }
 static inline uint32_t test_latch_count(const fastsync_latch_t *l) { return fastsync__latch_count(test_latch_word(l)); }
 static inline uint32_t test_latch_waiters(const fastsync_latch_t *l) { return fastsync__latch_waiters(test_latch_word(l)); }
-static inline void test_latch_force_word(fastsync_latch_t *l, uint32_t v) { fastsync__store(&l->state, v, memory_order_relaxed); }
+static inline bool test_latch_slept(const fastsync_latch_t *l) { return (test_latch_word(l) & FASTSYNC__LATCH_SLEPT) != 0; }
+static inline void test_latch_force_word(fastsync_latch_t *l, uint64_t v) { fastsync__store(&l->state, v, memory_order_relaxed); }
 
 static inline void test_dump_latch(const char *what, const fastsync_latch_t *l)
 {
-    uint32_t v = test_latch_word(l);
-    diag("%s: word 0x%08" PRIx32 " (count %" PRIu32 ", waiters %" PRIu32 ", shared %d)", what, v,
-         fastsync__latch_count(v), fastsync__latch_waiters(v), fastsync__latch_shared(v));
+    uint64_t v = test_latch_word(l);
+    diag("%s: word 0x%016" PRIx64 " (count %" PRIu32 ", slept %d, waiters %" PRIu32 ", shared %d)", what, v,
+         fastsync__latch_count(v), (v & FASTSYNC__LATCH_SLEPT) != 0, fastsync__latch_waiters(v),
+         fastsync__latch_shared(v));
 }
 
 /* The barrier's word (fastsync.h, "Barrier"): test_barrier_word is its low half, the futex

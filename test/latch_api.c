@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* latch_api: every latch function's results and exact error codes. sizeof 4;
+/* latch_api: every latch function's results and exact error codes. sizeof 8;
  * FASTSYNC_LATCH_INIT (automatic and static) is an open latch of count 0, as init(0, 0) is;
  * init EINVAL for a count above FASTSYNC_LATCH_MAX and for bad flags (FASTSYNC_SHARED: 0 and
  * the shared bit where the backend has shared objects, else EINVAL); count_down EINVAL above
@@ -9,17 +9,22 @@
  * clock always, for a bad tv_nsec only when the wait would block; ETIMEDOUT for a past
  * deadline without a futex call, never on an open latch; a timed wait that sleeps returns at
  * its deadline, never before, on both clocks, and leaves no registration).
- * A registered waiter: a thread in wait (or timedwait, clockwait on CLOCK_REALTIME) is held
- * in the test's wait override after its registration, so the word says 1 waiter for as long
- * as the test needs: destroy EBUSY (count above 0, then count 0 before the waiter has left);
- * add from 0 EINVAL while it is registered (the word unchanged), and 0 (the latch reopened)
- * once it has returned; then destroy 0.
- * The waiter field full (1023 waiters forged in the word): a wait sleeps in slices without
- * registering and returns 0 at the opening, the word as it found it; a timed one times out.
+ * A waiter inside: a thread in wait (or timedwait, clockwait on CLOCK_REALTIME,
+ * arrive_and_wait) is held in the test's wait override, so the word says 1 waiter (and
+ * `slept`) for as long as the test needs: destroy EBUSY at once with the count above 0; with
+ * the count 0 before the waiter has left, destroy waits for it, and says EBUSY at its limit
+ * without progress (300 ms here: FASTSYNC__DESTROY_NS); add from 0 EINVAL while it is inside
+ * (the word unchanged), and 0 (the latch reopened) once it has returned; then destroy 0.
+ * The opening count_down clears `slept`. arrive_and_wait: EINVAL above the count (the word
+ * unchanged); the arrival that opens the latch returns 0 at once, without a futex call and
+ * without counting itself in; one that does not counts down and in with one CAS.
  * Fails with: a limit or flag not checked; a count_down or add that changes the word when it
  * refuses; an add that reopens a latch whose waiters have not left (Go's rule); destroy blind
- * to a registered waiter; a waiter that does not leave (destroy EBUSY after it returned); a
- * timed wait that checks the deadline before the count, or leaves its registration behind. */
+ * to a waiter inside, or one that does not wait for it; a waiter that does not leave (destroy
+ * EBUSY after it returned); a timed wait that checks the deadline before the count, or leaves
+ * its registration behind; an opening that leaves `slept` set (the next use's count_down
+ * would wake nobody). */
+#define FASTSYNC__DESTROY_NS 300000000u /* destroy's limit without progress: 300 ms here */
 #include "harness.h"
 
 static fastsync_latch_t l;
@@ -38,7 +43,7 @@ static _Atomic(bool) hold;   /* relaxed: a poll; the latch's word carries what m
 
 static int wait_held(void *word, uint32_t expected, int shared, clockid_t clock, const struct timespec *abstime)
 {
-    if (word == (void *)&l) {
+    if (word == fastsync__latch_futex(&l)) {
         atomic_fetch_add_explicit(&at_wait, 1, memory_order_relaxed);
         while (atomic_load_explicit(&hold, memory_order_relaxed)) sched_yield();
     }
@@ -64,6 +69,9 @@ static void *waiter_main(void *p)
         d = test_deadline_on(CLOCK_REALTIME, 3600 * 1000000000ull);
         w->ret = fastsync_latch_clockwait(&l, CLOCK_REALTIME, &d);
         break;
+    case TEST_SLEEP_KINDS: /* arrive_and_wait(1) */
+        w->ret = fastsync_latch_arrive_and_wait(&l, 1);
+        break;
     default:
         w->ret = fastsync_latch_wait(&l);
         break;
@@ -83,11 +91,13 @@ static bool until_held(void)
 
 static void basics(void)
 {
-    is_int((long long)sizeof(fastsync_latch_t), 4, "sizeof(fastsync_latch_t) == 4");
+    is_int((long long)sizeof(fastsync_latch_t), 8, "sizeof(fastsync_latch_t) == 8");
+    is_int((long long)_Alignof(fastsync_latch_t), 8, "_Alignof(fastsync_latch_t) == 8");
     fastsync_latch_t a = FASTSYNC_LATCH_INIT;
     is_int(test_latch_word(&a), 0, "FASTSYNC_LATCH_INIT: the word is 0 (count 0, no waiter, private)");
     is_int(fastsync_latch_trywait(&a), 0, "... open: trywait 0");
     is_int(fastsync_latch_wait(&a), 0, "... wait 0");
+    is_int(test_latch_word(&a), 0, "... the word 0 after it: the wait counted itself in and out");
     is_int(test_latch_word(&static_l), 0, "... also as a static object");
     is_int(fastsync_latch_add(&static_l, 2), 0, "... which is a wait group: add(2) 0");
     is_int(fastsync_latch_trywait(&static_l), EAGAIN, "... trywait EAGAIN");
@@ -99,9 +109,9 @@ static void basics(void)
     is_int(fastsync_latch_init(&l, 0, 0), 0, "init(0, 0): 0");
     is_int(test_latch_word(&l), 0, "... the word as FASTSYNC_LATCH_INIT's");
     is_int(fastsync_latch_init(&l, FASTSYNC_LATCH_MAX, 0), 0, "init(FASTSYNC_LATCH_MAX): 0");
-    is_int(test_latch_count(&l), FASTSYNC_LATCH_MAX, "... the count is 2^21 - 1");
-    is_int(FASTSYNC_LATCH_MAX, 0x1FFFFF, "FASTSYNC_LATCH_MAX == 2^21 - 1");
-    uint32_t v = test_latch_word(&l);
+    is_int(test_latch_count(&l), FASTSYNC_LATCH_MAX, "... the count is 2^30 - 1");
+    is_int(FASTSYNC_LATCH_MAX, 0x3FFFFFFF, "FASTSYNC_LATCH_MAX == 2^30 - 1");
+    uint64_t v = test_latch_word(&l);
     is_int(fastsync_latch_init(&l, FASTSYNC_LATCH_MAX + 1u, 0), EINVAL, "init(FASTSYNC_LATCH_MAX + 1): EINVAL");
     is_int(fastsync_latch_init(&l, UINT_MAX, 0), EINVAL, "init(UINT_MAX): EINVAL");
     is_int(test_latch_word(&l), v, "... neither touched the word");
@@ -116,7 +126,7 @@ static void basics(void)
         is_int(test_latch_word(&l), FASTSYNC__LATCH_SHARED, "... count 0, the shared bit kept");
         is_int(fastsync_latch_add(&l, FASTSYNC_LATCH_MAX), 0, "... add(FASTSYNC_LATCH_MAX): 0");
         is_int(test_latch_word(&l), FASTSYNC_LATCH_MAX | FASTSYNC__LATCH_SHARED,
-               "... the count at the max does not reach the shared bit");
+               "... the count at the max reaches neither `slept` nor the shared bit");
         is_int(fastsync_latch_add(&l, 1), EOVERFLOW, "... add(1) at the max: EOVERFLOW");
         is_int(test_latch_word(&l), FASTSYNC_LATCH_MAX | FASTSYNC__LATCH_SHARED, "... the word unchanged");
         is_int(fastsync_latch_destroy(&l), 0, "... destroy 0");
@@ -203,27 +213,39 @@ static void deadlines(void)
     is_int(fastsync_latch_destroy(&l), 0, "destroy 0");
 }
 
-/* A waiter held registered: destroy EBUSY, add from 0 EINVAL, then reopened once it left. */
-static void registered(int kind)
+/* A waiter held inside its wait (in its futex call): destroy EBUSY, add from 0 EINVAL, then
+ * reopened once it left. kind: TEST_SLEEP_* or TEST_SLEEP_KINDS for arrive_and_wait(1). */
+static void inside(int kind)
 {
     char what[64];
-    snprintf(what, sizeof what, "a registered %s", test_sleep_kind_name(kind));
-    fastsync_latch_init(&l, 1, 0);
+    snprintf(what, sizeof what, "a %s inside", kind == TEST_SLEEP_KINDS ? "arrive_and_wait" : test_sleep_kind_name(kind));
+    fastsync_latch_init(&l, kind == TEST_SLEEP_KINDS ? 2 : 1, 0);
     /* relaxed: before the waiter starts (its creation publishes them) */
     atomic_store_explicit(&at_wait, 0, memory_order_relaxed);
     atomic_store_explicit(&hold, true, memory_order_relaxed);
     struct waiter w = { .kind = kind, .ret = -1 };
     w.t = test_thread_start(waiter_main, &w);
-    if (!ok(until_held(), "%s: registered and inside its futex call", what)) test_dump_latch(what, &l);
+    if (!ok(until_held(), "%s: counted in the word and inside its futex call", what)) test_dump_latch(what, &l);
+    is_int(test_latch_count(&l), 1, "%s: count 1", what);
+    ok(test_latch_slept(&l), "%s: ... and `slept` set (it went to sleep)", what);
+    uint64_t t0 = test_now_ns();
     is_int(fastsync_latch_destroy(&l), EBUSY, "%s, count 1: destroy EBUSY", what);
+    ok(test_now_ns() - t0 < 250000000u, "%s: ... at once (a blocked waiter: a misuse, not a wait)", what);
+    unsigned long k0 = test_kernel_wakes();
     is_int(fastsync_latch_count_down(&l, 1), 0, "%s: count_down(1): 0", what);
+    is_int(test_kernel_wakes() - k0, 1, "%s: ... one wake (`slept` was set)", what);
     is_int(test_latch_count(&l), 0, "%s: count 0", what);
-    is_int(test_latch_waiters(&l), 1, "%s: ... still registered (held in its futex call)", what);
-    is_int(fastsync_latch_destroy(&l), EBUSY, "%s, count 0: destroy EBUSY", what);
-    uint32_t v = test_latch_word(&l);
+    ok(!test_latch_slept(&l), "%s: ... `slept` cleared by the opening", what);
+    is_int(test_latch_waiters(&l), 1, "%s: ... still inside (held in its futex call)", what);
+    t0 = test_now_ns();
+    is_int(fastsync_latch_destroy(&l), EBUSY, "%s, count 0: destroy waits for it, EBUSY at the limit", what);
+    ok(test_now_ns() - t0 >= 300000000u, "%s: ... after 300 ms without progress, not before", what);
+    uint64_t v = test_latch_word(&l);
     is_int(fastsync_latch_add(&l, 1), EINVAL, "%s, count 0: add(1) EINVAL (the waits are not over)", what);
     is_int(test_latch_word(&l), v, "%s: ... the word unchanged", what);
     atomic_store_explicit(&hold, false, memory_order_relaxed);
+    is_int(fastsync_latch_destroy(&l), 0, "%s: destroy 0 once it let go (destroy waits until it left)", what);
+    is_int(test_latch_waiters(&l), 0, "%s: ... it had left when destroy returned", what);
     test_thread_join(w.t);
     is_int(w.ret, 0, "%s: returned 0", what);
     is_int(test_latch_word(&l), 0, "%s: ... and left (the word 0)", what);
@@ -233,36 +255,21 @@ static void registered(int kind)
     is_int(fastsync_latch_destroy(&l), 0, "%s: destroy 0", what);
 }
 
-/* The waiter field full (1023 registered, forged in the word): a wait does not register; it
- * looks again after each 1 ms slice, returns 0 once the count is 0 (the opening wakes, the
- * field being non-zero), and leaves the word as it found it; a timed one times out. */
-static void field_full(void)
+/* arrive_and_wait without another thread: EINVAL above the count; the opening arrival. */
+static void arrive(void)
 {
-    const char *what = "waiter field full";
-    const uint32_t full = FASTSYNC__LATCH_WAITERS_MAX * FASTSYNC__LATCH_WAITER;
     fastsync_latch_init(&l, 2, 0);
-    test_latch_force_word(&l, 2u | full);
-    /* relaxed: before the waiter starts (its creation publishes them) */
-    atomic_store_explicit(&at_wait, 0, memory_order_relaxed);
-    atomic_store_explicit(&hold, false, memory_order_relaxed);
-    struct waiter w = { .kind = TEST_SLEEP_WAIT, .ret = -1 };
-    w.t = test_thread_start(waiter_main, &w);
-    uint64_t end = test_limit_end(5000);
-    while (atomic_load_explicit(&at_wait, memory_order_relaxed) < 2 && test_box_open(end)) test_sleep_ns(100000);
-    ok(atomic_load_explicit(&at_wait, memory_order_relaxed) >= 2, "%s: the wait sleeps in slices (a second futex wait)", what);
-    is_int(test_latch_word(&l), 2u | full, "%s: ... without registering", what);
-    is_int(fastsync_latch_count_down(&l, 1), 0, "%s: count_down(1): 0", what);
-    is_int(fastsync_latch_count_down(&l, 1), 0, "%s: count_down(1) opens it", what);
-    test_thread_join(w.t);
-    is_int(w.ret, 0, "%s: the wait returned 0", what);
-    is_int(test_latch_word(&l), full, "%s: ... the word as it found it (count 0, the 1023)", what);
-    is_int(fastsync_latch_destroy(&l), EBUSY, "%s: destroy EBUSY (1023 registered)", what);
-    test_latch_force_word(&l, 1u | full);
-    struct timespec d = fastsync_deadline_in(5000000);
-    is_int(fastsync_latch_timedwait(&l, &d), ETIMEDOUT, "%s: timedwait 5 ms on count 1: ETIMEDOUT", what);
-    ok(test_clock_ns(CLOCK_MONOTONIC) >= test_ts_ns(d), "%s: ... not before its deadline", what);
-    is_int(test_latch_word(&l), 1u | full, "%s: ... the word unchanged", what);
-    test_latch_force_word(&l, 0);
+    unsigned long w0 = test_kernel_waits() + test_kernel_wakes();
+    is_int(fastsync_latch_arrive_and_wait(&l, 3), EINVAL, "arrive_and_wait(3) on count 2: EINVAL");
+    is_int(fastsync_latch_arrive_and_wait(&l, UINT_MAX), EINVAL, "arrive_and_wait(UINT_MAX): EINVAL");
+    is_int(test_latch_word(&l), 2, "... the word unchanged");
+    fastsync_latch_count_down(&l, 1);
+    is_int(fastsync_latch_arrive_and_wait(&l, 1), 0, "arrive_and_wait(1) on count 1 opens it: 0");
+    is_int(test_latch_word(&l), 0, "... the word 0: not counted in (it did not wait)");
+    is_int(fastsync_latch_arrive_and_wait(&l, 0), 0, "arrive_and_wait(0) on an open latch: 0 (a wait)");
+    is_int(fastsync_latch_arrive_and_wait(&l, 1), EINVAL, "arrive_and_wait(1) on count 0: EINVAL");
+    is_int(test_latch_word(&l), 0, "... the word 0");
+    is_int(test_kernel_waits() + test_kernel_wakes() - w0, 0, "none of it a futex call");
     is_int(fastsync_latch_destroy(&l), 0, "destroy 0");
 }
 
@@ -275,10 +282,8 @@ int main(void)
     basics();
     counting();
     deadlines();
-    registered(TEST_SLEEP_WAIT);
-    registered(TEST_SLEEP_TIMED);
-    registered(TEST_SLEEP_REALTIME);
-    field_full();
+    arrive();
+    for (int k = 0; k <= TEST_SLEEP_KINDS; k++) inside(k);
     test_watchdog_stop();
     return done_testing();
 }

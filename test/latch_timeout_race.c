@@ -144,7 +144,7 @@ static void timeout_leaves(int kind, int flags)
     struct waiter u = { .role = 2, .kind = TEST_SLEEP_WAIT, .ret = -1 };
     u.t = test_thread_start(waiter_main, &u);
     if (!ok(until(2, 1), "%s: the untimed waiter registered and inside its futex call", what)) dump(NULL);
-    uint32_t v = test_latch_word(&l);
+    uint64_t v = test_latch_word(&l);
     struct waiter t = { .role = 0, .kind = kind, .ns = 10000000, .ret = -1 };
     t.t = test_thread_start(waiter_main, &t);
     test_thread_join(t.t);

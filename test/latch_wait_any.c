@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* latch_wait_any: a latch among wait_any's entries (fastsync.h: "the count 0; reported, not
- * changed"; a wait that sleeps registers on each latch as a waiter and leaves each one it
- * registered on before it returns, the winner too). Over [latch, semaphore] and
+ * changed"; a wait counts itself among each latch's waiters from its first look, and leaves
+ * each one it entered before it returns, the winner too). Over [latch, semaphore] and
  * [semaphore, latch]:
  *   both ready: the lowest index wins; the latch reported is not consumed (a second
  *     wait_any reports it again, the semaphore's token untouched); the semaphore winning
@@ -15,23 +15,23 @@
  *     opens the latch wakes it and it reports the latch; or a post wakes it and it takes the
  *     token (the latch still closed). Each time the latch's and the semaphore's waiter
  *     counts are back to 0, and the token count is exact.
- *   a latch seen open, then closed again (over [latch, latch2], both closed at the first
- *     look): the harness's CAS hook (TEST_CAS_HOOK) opens the latch just before the wait's
- *     registration CAS on it (the CAS fails on a count of 0: the wait does not register),
- *     and just before its registration CAS on latch2, an add of 1 closes it again (a misuse
- *     by the rules of a wait group: an add from 0 while a wait may be in progress; the
- *     wait must not hang for it). The wait returns at once, without sleeping, and reports
- *     the latch (seen open since it began, as an event set since then), neither latch
- *     changed by it, no waiter left on either. (Skipped where the header's atomics are not
- *     <stdatomic.h>'s, OS/2 without atomics: no CAS hook.)
+ *   an add from 0 while a wait_any is inside the open latch (over [latch, latch2], both
+ *     closed at the first look): the harness's CAS hook (TEST_CAS_HOOK), just before the
+ *     wait's CAS on the latch (the one that sets `slept` before it sleeps), finds the wait
+ *     counted among the latch's waiters (it entered at its first look), opens the latch
+ *     and tries an add of 1 (a misuse by the rules of a wait group: the wait is not over):
+ *     EINVAL, the count stays 0, and the wait returns at once, without sleeping, reporting
+ *     the latch; neither latch changed by it, no waiter and no `slept` left on either.
+ *     (Skipped where the header's atomics are not <stdatomic.h>'s, OS/2 without atomics:
+ *     no CAS hook.)
  * Run as is and with FASTSYNC_TEST_WAITV=fallback (test/meson.build).
  * Fails with: a latch consumed or changed by a wait_any (a second one blocks: the watchdog;
  * the word differs); a wait_any that leaves its registration on the latch (after winning
  * on it, on the semaphore, or after a timeout: the probe, destroy EBUSY); a count_down that
  * does not wake a wait_any sleeper registered on the latch (the watchdog); a wait_any that
- * forgets a latch it saw open (it sleeps on the latch closed again, unregistered, so that
- * the count_down that opens it once more makes no wake: it goes to sleep, where the test
- * opens latch2 to bring it back, and it reports latch2). */
+ * does not count itself in the latch from its first look (the hook reads 0 waiters; the add
+ * succeeds and closes the latch again, and the wait goes to sleep, where the test opens
+ * latch2 to bring it back, and it reports latch2). */
 #define TEST_CAS_HOOK 1
 #include "harness.h"
 
@@ -168,27 +168,24 @@ static void sleeper(bool latch_first, int kind, bool by_latch)
     clean(what);
 }
 
-/* ---- a latch seen open at the registration, closed again by an add ---- */
+/* ---- an add from 0 while a wait_any is inside the open latch ---- */
 
 static _Atomic(int) hook_calls;   /* CASes seen by the hook (seq_cst: test counters and flags) */
-static _Atomic(int) reopen_step;  /* 1: open the latch at its registration; 2: close it at
-                                   * latch2's; 3: done */
+static _Atomic(int) reopen_step;  /* 1: open the latch, then add, at the wait's CAS on it; 2: done */
 static _Atomic(bool) reopen_done; /* the wait returned (its results written before) */
 static int reopen_add_ret = -1;   /* the add's result: written in the waiter's hook before
-                                   * step 3, read after the join */
+                                   * step 2, read after the join */
+static uint32_t reopen_waiters;   /* the latch's waiters at the hook (the same) */
 static _Thread_local bool is_reopen_waiter;
 
 static void reopen_hook(const volatile void *word)
 {
     atomic_fetch_add(&hook_calls, 1);
-    if (!is_reopen_waiter) return;
-    if (word == (const volatile void *)&l.state && atomic_load(&reopen_step) == 1) {
-        fastsync_latch_count_down(&l, 1); /* its CAS fails: the wait finds the count 0 */
-        atomic_store(&reopen_step, 2);
-    } else if (word == (const volatile void *)&l2.state && atomic_load(&reopen_step) == 2) {
-        reopen_add_ret = fastsync_latch_add(&l, 1);
-        atomic_store(&reopen_step, 3);
-    }
+    if (!is_reopen_waiter || word != (const volatile void *)&l.state || atomic_load(&reopen_step) != 1) return;
+    reopen_waiters = test_latch_waiters(&l);
+    fastsync_latch_count_down(&l, 1); /* the wait's CAS fails: it finds the count 0 */
+    reopen_add_ret = fastsync_latch_add(&l, 1);
+    atomic_store(&reopen_step, 2);
 }
 
 static void *reopen_main(void *p)
@@ -202,7 +199,7 @@ static void *reopen_main(void *p)
 
 static void reopened(void)
 {
-    const char *what = "[latch, latch2], the latch opened at the registration, an add closes it";
+    const char *what = "[latch, latch2], the latch opened and an add tried as the wait is about to sleep";
     test_before_cas = reopen_hook;
     atomic_store(&hook_calls, 0);
     fastsync_latch_init(&l, 1, 0);
@@ -224,18 +221,18 @@ static void reopened(void)
     bool returned = atomic_load(&reopen_done);
     if (!ok(returned && test_kernel_waits() == waits0, "%s: the wait returned without sleeping", what)) {
         dump(NULL);
-        fastsync_latch_count_down(&l2, 1); /* bring it back: it registered on latch2 */
+        fastsync_latch_count_down(&l2, 1); /* bring it back */
     }
     test_thread_join(w.t);
     test_before_cas = NULL;
-    is_int(atomic_load(&reopen_step), 3, "%s: the hook opened the latch, then closed it", what);
-    is_int(reopen_add_ret, 0, "%s: ... the add 0 (no waiter registered on the latch)", what);
+    is_int(atomic_load(&reopen_step), 2, "%s: the hook ran at the wait's CAS on the latch", what);
+    is_int(reopen_waiters, 1, "%s: ... the wait counted among the latch's waiters there (since its first look)", what);
+    is_int(reopen_add_ret, EINVAL, "%s: the add from 0 EINVAL (a wait is still inside: Go's rule)", what);
     is_int(w.ret, 0, "%s: wait_any 0", what);
-    is_int(w.idx, 0, "%s: ... reporting the latch (seen open since the wait began)", what);
-    is_int(test_latch_word(&l), 1, "%s: the latch's word: count 1, no waiter", what);
-    is_int(test_latch_word(&l2), returned ? 1u : 0u, "%s: latch2's word: %s, no waiter", what,
+    is_int(w.idx, 0, "%s: ... reporting the latch", what);
+    is_int(test_latch_word(&l), 0, "%s: the latch's word: count 0, no waiter, no `slept`", what);
+    is_int(test_latch_word(&l2), returned ? 1u : 0u, "%s: latch2's word: %s, no waiter, no `slept`", what,
            returned ? "count 1" : "opened to bring it back, count 0");
-    fastsync_latch_count_down(&l, 1);
     if (returned) fastsync_latch_count_down(&l2, 1);
     is_int(fastsync_latch_destroy(&l), 0, "%s: latch destroy 0", what);
     is_int(fastsync_latch_destroy(&l2), 0, "%s: latch2 destroy 0", what);

@@ -9,10 +9,11 @@
  * the opening CAS (a load of the word) is an access to freed memory, which GenMC reports.
  * The first counter's accesses come before the free through the release sequence of its
  * CAS, which the last counter's CAS continues. Checked also: nobody is left asleep
- * (--check-liveness). No spinning. (198 executions.)
+ * (--check-liveness). No spinning.
  * Planted mistake: plant_latch_load_after_count_down.patch (the wake's shared bit read from
  * the word after the CAS, not from the value the CAS read). */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
+#define MODEL_WORD64       /* the futex word is the low half of the latch's 64-bit word */
 #define FASTSYNC_SPIN 0
 #define FASTSYNC_SPIN_YIELDS 0
 #include "futex_model.h"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* GenMC harness: the latch loses no wake and publishes every count-down (issue 21). A latch
  * of count 2; two counters each write a plain int and count down by 1; main and a thread W
- * wait on it. A waiter registers (waiters += 1 while the count is above 0) and sleeps, at
- * every moment of its way to sleep against the count-downs; no spinning. The second counter
+ * wait on it. A waiter enters (waiters += 1, its first access), sets `slept` while the count
+ * is above 0 and sleeps, at every moment of its way to sleep against the count-downs; no
+ * spinning. The second counter
  * counts down once it sees the count at 1 (a relaxed load of the word: the first counter's
  * write reaches the waiters only through the release sequence of its CAS, which the second
  * counter's CAS continues; with both counters free to come first the harness ran more than
@@ -12,18 +13,16 @@
  *     release sequence, read by the waiter's acquire load or RMW) is a race, which GenMC
  *     reports, and one before them fails the assert;
  *   - nobody is left asleep (--check-liveness): the count_down that opens the latch reads
- *     the registrations before it in its own RMW and wakes them all;
- *   - at the end the word holds count 0 and no waiter (every waiter left).
- * (72 417 executions, 7 s here on a loaded machine.)
+ *     `slept` in its own RMW and wakes them all;
+ *   - at the end the word holds count 0, no `slept` and no waiter (every waiter left).
  * With LATCH_TIMED defined (latch_timed_genmc.c): a latch of count 1, one counter, main
- * waiting and a timed waiter T, which enters the wait's slow path as
- * fastsync_latch_clockwait does (its deadline check reads the clock, which GenMC does not
- * run; the deadline here is the model's: any non-NULL abstime), its deadline passing at a
- * moment GenMC chooses (futex_model.h's model_time_out, called by main while the others
- * run: before T sleeps, while it sleeps, or as a wake picks it): T returns 0 (the count
- * 0, the counter's write seen; also where its leave's own value shows the latch open) or
- * ETIMEDOUT, main always returns, and T's leave leaves no waiter behind (13 519 executions,
- * 1.2 s). Four threads with both counters, as above, and T took 301 338 executions (39 s).
+ * waiting and a timed waiter T, which enters and sleeps as fastsync_latch_clockwait does
+ * (its deadline check reads the clock, which GenMC does not run: T skips it; the deadline
+ * here is the model's: any non-NULL abstime), its deadline passing at a moment GenMC
+ * chooses (futex_model.h's model_time_out, called by main while the others run: before T
+ * sleeps, while it sleeps, or as a wake picks it): T returns 0 (the count 0, the counter's
+ * write seen; also where its leave's own value shows the latch open) or ETIMEDOUT, main
+ * always returns, and T's leave leaves no waiter and no `slept` behind.
  * With LATCH_ADD defined (latch_add_genmc.c): a latch of count 1, which the first counter
  * raises by 1 (fastsync_latch_add) before it lets the second counter go (as a thread that
  * hands out more work before it counts its own share down), then counts down; the waiter
@@ -34,12 +33,13 @@
  * Planted mistakes: plant_latch_count_down_relaxed.patch (count_down's CAS relaxed instead
  * of release: a race on a counter's int); plant_latch_no_wake.patch (the count_down that
  * makes the count 0 skips the wake its waiters are owed; also in latch_add_genmc.c),
- * plant_latch_wake_inverted.patch (it wakes only when no waiter registered),
- * plant_latch_no_register.patch (a waiter sleeps without registering), and in
- * latch_timed_genmc.c plant_latch_waiters_before_cas.patch (the count_down reads the waiter
- * count from a load before its CAS loop, not from its CAS: a registration in between is
- * missed; 0.2 s there, 4 s here): each leaves a waiter asleep. */
+ * plant_latch_wake_inverted.patch (it wakes only when `slept` is not set),
+ * plant_latch_no_slept.patch (a waiter sleeps without setting `slept`), and in
+ * latch_timed_genmc.c plant_latch_slept_before_cas.patch (the count_down reads `slept`
+ * from a load before its CAS loop, not from its CAS: a `slept` set in between is missed):
+ * each leaves a waiter asleep. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
+#define MODEL_WORD64       /* the futex word is the low half of the latch's 64-bit word */
 #define FASTSYNC_SPIN 0
 #define FASTSYNC_SPIN_YIELDS 0
 #include "futex_model.h"
@@ -96,10 +96,13 @@ static void *waiter(void *unused)
     (void)unused;
 #ifdef LATCH_TIMED
     static const struct timespec deadline = { 1, 0 }; /* any: the model decides when it passes */
-    /* acquire: as fastsync_latch_clockwait's first look (pairs with the count_down's
-     * release CAS) */
-    uint32_t v = atomic_load_explicit(&latch.state, memory_order_acquire);
-    int r = fastsync__latch_count(v) == 0 ? 0 : fastsync__latch_wait_slow(&latch, v, CLOCK_MONOTONIC, &deadline);
+    /* fastsync__latch_wait without the deadline check */
+    uint64_t v = fastsync__latch_enter(&latch);
+    int r = 0;
+    if (fastsync__latch_count(v) == 0)
+        fastsync__latch_leave(&latch);
+    else
+        r = fastsync__latch_sleep(&latch, v, CLOCK_MONOTONIC, &deadline);
     assert(r == 0 || r == ETIMEDOUT);
     if (r == 0) check_open();
 #else
@@ -125,6 +128,6 @@ int main(void)
     check_open();
     for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
     /* relaxed: the joins order it */
-    assert(atomic_load_explicit(&latch.state, memory_order_relaxed) == 0 && "open, no waiter left");
+    assert(atomic_load_explicit(&latch.state, memory_order_relaxed) == 0 && "open, no `slept`, no waiter left");
     return 0;
 }

@@ -2,19 +2,17 @@
 /* GenMC harness: fastsync_wait_any over a latch registers on it and leaves it (issue 21). A
  * thread W waits on [latch l, semaphore s] (the latch first; s is never posted) with
  * futex_waitv modelled (futex_model.h: one sleeper queued on both words); main writes a
- * plain int and counts l (count 1) down, at every moment of W's way: its first look, its
- * registration on both objects (waiters += 1 on l while the count is above 0), its look
- * again, its futex compare, its sleep. Checked: W returns the latch (index 0), seeing main's
- * write (the count_down's release CAS, W's acquire load of the count 0); nobody is left
- * asleep (--check-liveness: the count_down reads W's registration in its own RMW and
- * wakes the words' sleeper); at the end l holds count 0 and no waiter (W left it, the
+ * plain int and counts l (count 1) down, at every moment of W's way: its first look (which
+ * enters l: waiters += 1), its registration on s, its look again (which sets l's `slept`),
+ * its futex compare, its sleep. Checked: W returns the latch (index 0), seeing main's write
+ * (the count_down's release CAS, W's acquire RMW or load of the count 0); nobody is left
+ * asleep (--check-liveness: the count_down reads `slept` in its own RMW and wakes the
+ * words' sleeper); at the end l holds count 0, no `slept` and no waiter (W left it, the
  * winner, before it returned), and s no token and no waiter (W left it too).
- * (11 executions.)
  * With LATCH_WAIT_ANY_POST defined (latch_wait_any_post_genmc.c): a thread P also writes a
  * plain int and posts s once, at any moment: W returns the latch (seeing main's write) or
  * the token (seeing P's), and a W that wins s must still leave the latch it registered on
- * (fastsync__wa_leave); the end state as above, and a token W did not take still in s
- * (196 executions).
+ * (fastsync__wa_leave); the end state as above, and a token W did not take still in s.
  * genmc-options: --disable-instruction-caching
  * genmc-cflags: -O0
  * (As wait_any_genmc.c, which says why: -O1 makes wait_any's code an intrinsic GenMC cannot
@@ -24,6 +22,7 @@
  * latch it won), and with P plant_latch_wait_any_loser_stays.patch (a wait_any that another
  * entry won does not leave the latch): the waiter count is left at 1, the final assert. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
+#define MODEL_WORD64       /* both futex words are the low halves of 64-bit words */
 #define FASTSYNC_SPIN 0
 #define FASTSYNC_SPIN_YIELDS 0
 #include "futex_model.h"
@@ -66,7 +65,6 @@ int main(void)
     pthread_t t, p;
     assert(fastsync_latch_init(&l, 1, 0) == 0);
     assert(fastsync_sem_init(&s, 0, 0) == 0);
-    model_wide_word = &s.state; /* s's futex word is the low half of a 64-bit word; l's is 32-bit */
     pthread_create(&t, NULL, any_waiter, NULL);
 #ifdef LATCH_WAIT_ANY_POST
     pthread_create(&p, NULL, poster, NULL);
