@@ -78,7 +78,10 @@
  *
  * Manual-reset event (QemuEvent style): set / reset / wait on one 32-bit futex word.
  *   int  fastsync_event_init(fastsync_event_t *e, _Bool set, int flags);  EINVAL: bad flags
- *   int  fastsync_event_destroy(fastsync_event_t *e);      always 0
+ *   int  fastsync_event_destroy(fastsync_event_t *e);      always 0; the event may be freed
+ *            once every wait on it has returned (a set touches it only up to its RMW: a
+ *            waiter it woke may free it while the set is still in its wake; a waiter still
+ *            inside its wait, woken or not, still reads the word)
  *   void fastsync_event_set(fastsync_event_t *e);          wakes every waiter
  *   void fastsync_event_reset(fastsync_event_t *e);
  *   _Bool fastsync_event_is_set(const fastsync_event_t *e);
@@ -157,6 +160,11 @@
  *            next caller) gets 1 and initialises (C++ call_once's rule for an exception)
  *            commit and abort: EPERM when no initialiser runs (the word unchanged)
  *   FASTSYNC_ONCE_INIT  static initializer (process-private)
+ *   No destroy (nothing to release): a once may be freed once every call on it has
+ *   returned. commit and abort touch it only up to their CAS, so the caller they let in may
+ *   free it while the initialiser is still inside commit's wake; callers still inside begin
+ *   (asleep, or woken and about to look at the word) count as calls, unlike a latch's
+ *   waiters, which destroy waits for.
  *   Not a cancellation point (as pthread_once). fork while another thread initialises: the
  *   child's callers wait for good (the One-time initialisation section).
  *
