@@ -1562,7 +1562,17 @@ FASTSYNC__COLD int fastsync__waitv_none(const struct fastsync__waitv *v, unsigne
 /* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
  * in the manual). A program that replaces the wait but not the multi-wait gets none: its
  * multi-waits then go through its wait, one word at a time, as its wake expects (a sleeper
- * in futex_waitv would never see a wake that is not FUTEX_WAKE). */
+ * in futex_waitv would never see a wake that is not FUTEX_WAKE). What the program replaced is
+ * noted first: fastsync.hpp names its configuration after it (FASTSYNC__HPP_CONFIG). */
+#ifdef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC__WAIT_REPLACED 1
+#endif
+#ifdef FASTSYNC_FUTEX_WAKE
+#define FASTSYNC__WAKE_REPLACED 1
+#endif
+#ifdef FASTSYNC_FUTEX_WAITV
+#define FASTSYNC__WAITV_REPLACED 1
+#endif
 #ifndef FASTSYNC_FUTEX_WAITV
 #ifdef FASTSYNC_FUTEX_WAIT
 #define FASTSYNC_FUTEX_WAITV fastsync__waitv_none

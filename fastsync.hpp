@@ -188,7 +188,56 @@
 #define FASTSYNC_ASSERT(e) assert(e)
 #endif
 
+/* The configuration's inline namespace (the manual's "Configurations"): fastsync::mutex is
+ * fastsync::FASTSYNC__HPP_CONFIG::mutex, and so is every entity below, so that files built
+ * in different configurations define different functions, not one inline function twice
+ * (of which the linker would keep one, calling one file's static C functions for both).
+ * The name is cfg_ and the backend, then, each only where it applies (so the default is
+ * cfg_linux, cfg_posix, cfg_windows or cfg_os2):
+ *   __nocancel        the waits are no cancellation points (FASTSYNC_NO_CANCEL, or a system
+ *                     without cancellation) where the backend's are (Linux, POSIX)
+ *   __wait_NAME, __wake_NAME, __waitv_NAME   FASTSYNC_FUTEX_WAIT, _WAKE, _WAITV replaced by
+ *                     the function NAME (the macro's expansion, an identifier)
+ * "__" parts apart, which no name of a program's own contains (C++ reserves such names).
+ * FASTSYNC_SPIN and FASTSYNC_SPIN_YIELDS are not in it: they tune how long a waiter polls
+ * before it sleeps, and every protocol below works the same whatever they are. */
+#define FASTSYNC__HPP_CAT(a, b) a##b
+#define FASTSYNC__HPP_XCAT(a, b) FASTSYNC__HPP_CAT(a, b)
+#if defined(FASTSYNC_BACKEND_LINUX)
+#define FASTSYNC__HPP_CONFIG_1 cfg_linux
+#elif defined(FASTSYNC_BACKEND_POSIX)
+#define FASTSYNC__HPP_CONFIG_1 cfg_posix
+#elif defined(FASTSYNC_BACKEND_WINDOWS)
+#define FASTSYNC__HPP_CONFIG_1 cfg_windows
+#else
+#define FASTSYNC__HPP_CONFIG_1 cfg_os2
+#endif
+#if !FASTSYNC__CANCEL && (defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX))
+#define FASTSYNC__HPP_CONFIG_2 FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_1, __nocancel)
+#else
+#define FASTSYNC__HPP_CONFIG_2 FASTSYNC__HPP_CONFIG_1
+#endif
+#if defined(FASTSYNC__WAIT_REPLACED)
+#define FASTSYNC__HPP_CONFIG_3                                                                      \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_2, FASTSYNC__HPP_XCAT(__wait_, FASTSYNC_FUTEX_WAIT))
+#else
+#define FASTSYNC__HPP_CONFIG_3 FASTSYNC__HPP_CONFIG_2
+#endif
+#if defined(FASTSYNC__WAKE_REPLACED)
+#define FASTSYNC__HPP_CONFIG_4                                                                      \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_3, FASTSYNC__HPP_XCAT(__wake_, FASTSYNC_FUTEX_WAKE))
+#else
+#define FASTSYNC__HPP_CONFIG_4 FASTSYNC__HPP_CONFIG_3
+#endif
+#if defined(FASTSYNC__WAITV_REPLACED)
+#define FASTSYNC__HPP_CONFIG                                                                        \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_4, FASTSYNC__HPP_XCAT(__waitv_, FASTSYNC_FUTEX_WAITV))
+#else
+#define FASTSYNC__HPP_CONFIG FASTSYNC__HPP_CONFIG_4
+#endif
+
 namespace fastsync {
+inline namespace FASTSYNC__HPP_CONFIG {
 
 class ticket;
 namespace detail {
@@ -1473,6 +1522,7 @@ inline void wake_all(const std::atomic<std::uint32_t> &word, int flags = 0) noex
     detail::check(fastsync_wake32_all(&word, flags));
 }
 
+} // inline namespace FASTSYNC__HPP_CONFIG
 } // namespace fastsync
 
 #endif /* FASTSYNC_HPP */
