@@ -143,6 +143,28 @@
  * C destroy's one-second limit applies only to a process-shared one, whose waiter may have
  * died).
  *
+ * Configurations. fastsync.h lets a file choose its backend, replace FASTSYNC_FUTEX_WAIT,
+ * _WAKE and _WAITV, or define FASTSYNC_NO_CANCEL, for objects that never leave it. Every
+ * entity of this header is in an inline namespace named after those choices, so files of
+ * two configurations in one program have distinct types and functions (without it the
+ * linker kept one copy of each inline member, and one file's shared_mutex slept through its
+ * backend and was woken through the other's). fastsync::mutex is fastsync::cfg_linux::mutex
+ * by default (cfg_posix, cfg_windows, cfg_os2 on those backends); then, each only where it
+ * applies, __nocancel (no cancellation points where the backend has them), __wait_NAME,
+ * __wake_NAME, __waitv_NAME (the replacement's name: each macro must expand to an
+ * identifier, and files that differ only in a replacement must name theirs apart). So each
+ * file's own objects work; objects of one configuration must still not be passed to code
+ * of another: their protocols differ (a C object passed on through native_handle() or a C
+ * API carries no configuration, so nothing diagnoses it). FASTSYNC_SPIN and
+ * FASTSYNC_SPIN_YIELDS are not in the name: they only tune how long a waiter polls before it
+ * sleeps, so C++ files that differ in them share the members, which spin as one of those
+ * files says (define them alike to know which). Declare no fastsync name yourself
+ * (namespace fastsync { class mutex; } names another class): include this header.
+ * ABI: the mangled names carry the configuration, so two libraries built in different
+ * configurations no longer share fastsync:: types in their interfaces (a function taking a
+ * fastsync::mutex & in one is another function in the other): which is the truth, since
+ * they cannot share objects. Built alike, they share them as before.
+ *
  * Limits. With 2047 threads waiting on one condition variable (FASTSYNC_COND_TICKETS_MAX),
  * the next wait returns at once, after a yield (a spurious wakeup; a timed wait past its
  * deadline times out, a stop_token wait ends at a stop), and a ticket's constructor yields
