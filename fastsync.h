@@ -605,6 +605,20 @@
  *                         fastsync__wake_sys, declared before the #include (a replacement
  *                         usually calls them). (One that does not call fastsync__wait_sys
  *                         makes the waits no cancellation points.)
+ *                         Per file, as the backend and FASTSYNC_NO_CANCEL: with the default
+ *                         FASTSYNC_API (static) each file's functions are its own, so the
+ *                         objects a file makes and keeps sleep and are woken through its own
+ *                         configuration. Objects of one configuration must still not be
+ *                         passed to code of another: their protocols differ (a sleeper on a
+ *                         futex is never woken through the POSIX table; a replacement sees
+ *                         only its own file's waits and wakes). fastsync.hpp keeps each
+ *                         configuration's C++ types and functions apart, in an inline
+ *                         namespace named after it (its manual, "Configurations"); for it
+ *                         each of FASTSYNC_FUTEX_WAIT, _WAKE and _WAITV must expand to an
+ *                         identifier, the replacement's name (a qualified name does not
+ *                         compile), and files whose configurations differ only in a
+ *                         replacement must name theirs apart: two static functions of one
+ *                         name are one configuration to it.
  *   FASTSYNC_FUTEX_WAITV  replace the multi-wait of wait_any (fastsync__waitv_sys's
  *                         signature; ENOSYS: sleep on one word at a time through
  *                         FASTSYNC_FUTEX_WAIT). Where FASTSYNC_FUTEX_WAIT is replaced and
@@ -1586,7 +1600,17 @@ FASTSYNC__COLD int fastsync__waitv_none(const struct fastsync__waitv *v, unsigne
 /* The replaceable layer: fault injection, counting, another kernel (see FASTSYNC_FUTEX_WAIT
  * in the manual). A program that replaces the wait but not the multi-wait gets none: its
  * multi-waits then go through its wait, one word at a time, as its wake expects (a sleeper
- * in futex_waitv would never see a wake that is not FUTEX_WAKE). */
+ * in futex_waitv would never see a wake that is not FUTEX_WAKE). What the program replaced is
+ * noted first: fastsync.hpp names its configuration after it (FASTSYNC__HPP_CONFIG). */
+#ifdef FASTSYNC_FUTEX_WAIT
+#define FASTSYNC__WAIT_REPLACED 1
+#endif
+#ifdef FASTSYNC_FUTEX_WAKE
+#define FASTSYNC__WAKE_REPLACED 1
+#endif
+#ifdef FASTSYNC_FUTEX_WAITV
+#define FASTSYNC__WAITV_REPLACED 1
+#endif
 #ifndef FASTSYNC_FUTEX_WAITV
 #ifdef FASTSYNC_FUTEX_WAIT
 #define FASTSYNC_FUTEX_WAITV fastsync__waitv_none

@@ -143,6 +143,28 @@
  * C destroy's one-second limit applies only to a process-shared one, whose waiter may have
  * died).
  *
+ * Configurations. fastsync.h lets a file choose its backend, replace FASTSYNC_FUTEX_WAIT,
+ * _WAKE and _WAITV, or define FASTSYNC_NO_CANCEL, for objects that never leave it. Every
+ * entity of this header is in an inline namespace named after those choices, so files of
+ * two configurations in one program have distinct types and functions (without it the
+ * linker kept one copy of each inline member, and one file's shared_mutex slept through its
+ * backend and was woken through the other's). fastsync::mutex is fastsync::cfg_linux::mutex
+ * by default (cfg_posix, cfg_windows, cfg_os2 on those backends); then, each only where it
+ * applies, __nocancel (no cancellation points where the backend has them), __wait_NAME,
+ * __wake_NAME, __waitv_NAME (the replacement's name: each macro must expand to an
+ * identifier, and files that differ only in a replacement must name theirs apart). So each
+ * file's own objects work; objects of one configuration must still not be passed to code
+ * of another: their protocols differ (a C object passed on through native_handle() or a C
+ * API carries no configuration, so nothing diagnoses it). FASTSYNC_SPIN and
+ * FASTSYNC_SPIN_YIELDS are not in the name: they only tune how long a waiter polls before it
+ * sleeps, so C++ files that differ in them share the members, which spin as one of those
+ * files says (define them alike to know which). Declare no fastsync name yourself
+ * (namespace fastsync { class mutex; } names another class): include this header.
+ * ABI: the mangled names carry the configuration, so two libraries built in different
+ * configurations no longer share fastsync:: types in their interfaces (a function taking a
+ * fastsync::mutex & in one is another function in the other): which is the truth, since
+ * they cannot share objects. Built alike, they share them as before.
+ *
  * Limits. With 2047 threads waiting on one condition variable (FASTSYNC_COND_TICKETS_MAX),
  * the next wait returns at once, after a yield (a spurious wakeup; a timed wait past its
  * deadline times out, a stop_token wait ends at a stop), and a ticket's constructor yields
@@ -188,7 +210,56 @@
 #define FASTSYNC_ASSERT(e) assert(e)
 #endif
 
+/* The configuration's inline namespace (the manual's "Configurations"): fastsync::mutex is
+ * fastsync::FASTSYNC__HPP_CONFIG::mutex, and so is every entity below, so that files built
+ * in different configurations define different functions, not one inline function twice
+ * (of which the linker would keep one, calling one file's static C functions for both).
+ * The name is cfg_ and the backend, then, each only where it applies (so the default is
+ * cfg_linux, cfg_posix, cfg_windows or cfg_os2):
+ *   __nocancel        the waits are no cancellation points (FASTSYNC_NO_CANCEL, or a system
+ *                     without cancellation) where the backend's are (Linux, POSIX)
+ *   __wait_NAME, __wake_NAME, __waitv_NAME   FASTSYNC_FUTEX_WAIT, _WAKE, _WAITV replaced by
+ *                     the function NAME (the macro's expansion, an identifier)
+ * "__" parts apart, which no name of a program's own contains (C++ reserves such names).
+ * FASTSYNC_SPIN and FASTSYNC_SPIN_YIELDS are not in it: they tune how long a waiter polls
+ * before it sleeps, and every protocol below works the same whatever they are. */
+#define FASTSYNC__HPP_CAT(a, b) a##b
+#define FASTSYNC__HPP_XCAT(a, b) FASTSYNC__HPP_CAT(a, b)
+#if defined(FASTSYNC_BACKEND_LINUX)
+#define FASTSYNC__HPP_CONFIG_1 cfg_linux
+#elif defined(FASTSYNC_BACKEND_POSIX)
+#define FASTSYNC__HPP_CONFIG_1 cfg_posix
+#elif defined(FASTSYNC_BACKEND_WINDOWS)
+#define FASTSYNC__HPP_CONFIG_1 cfg_windows
+#else
+#define FASTSYNC__HPP_CONFIG_1 cfg_os2
+#endif
+#if !FASTSYNC__CANCEL && (defined(FASTSYNC_BACKEND_LINUX) || defined(FASTSYNC_BACKEND_POSIX))
+#define FASTSYNC__HPP_CONFIG_2 FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_1, __nocancel)
+#else
+#define FASTSYNC__HPP_CONFIG_2 FASTSYNC__HPP_CONFIG_1
+#endif
+#if defined(FASTSYNC__WAIT_REPLACED)
+#define FASTSYNC__HPP_CONFIG_3                                                                      \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_2, FASTSYNC__HPP_XCAT(__wait_, FASTSYNC_FUTEX_WAIT))
+#else
+#define FASTSYNC__HPP_CONFIG_3 FASTSYNC__HPP_CONFIG_2
+#endif
+#if defined(FASTSYNC__WAKE_REPLACED)
+#define FASTSYNC__HPP_CONFIG_4                                                                      \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_3, FASTSYNC__HPP_XCAT(__wake_, FASTSYNC_FUTEX_WAKE))
+#else
+#define FASTSYNC__HPP_CONFIG_4 FASTSYNC__HPP_CONFIG_3
+#endif
+#if defined(FASTSYNC__WAITV_REPLACED)
+#define FASTSYNC__HPP_CONFIG                                                                        \
+    FASTSYNC__HPP_XCAT(FASTSYNC__HPP_CONFIG_4, FASTSYNC__HPP_XCAT(__waitv_, FASTSYNC_FUTEX_WAITV))
+#else
+#define FASTSYNC__HPP_CONFIG FASTSYNC__HPP_CONFIG_4
+#endif
+
 namespace fastsync {
+inline namespace FASTSYNC__HPP_CONFIG {
 
 class ticket;
 namespace detail {
@@ -1465,6 +1536,7 @@ inline void wake_all(const std::atomic<std::uint32_t> &word, int flags = 0) noex
     detail::check(fastsync_wake32_all(&word, flags));
 }
 
+} // inline namespace FASTSYNC__HPP_CONFIG
 } // namespace fastsync
 
 #endif /* FASTSYNC_HPP */
