@@ -68,7 +68,7 @@ int main(void)
     bad |= fastsync_barrier_init(&b, 1, 0) != 0 || fastsync_barrier_wait(&b) != FASTSYNC_BARRIER_SERIAL;
     bad |= fastsync_barrier_destroy(&b) != 0;
     bad |= sizeof(fastsync_sem_t) > 8 || sizeof(fastsync_event_t) > 8 || sizeof(fastsync_cond_t) > 16;
-    bad |= sizeof(fastsync_once_t) != 4 || sizeof(fastsync_latch_t) != 4 || sizeof(fastsync_barrier_t) > 12;
+    bad |= sizeof(fastsync_once_t) != 4 || sizeof(fastsync_latch_t) != 8 || sizeof(fastsync_barrier_t) > 12;
     printf("%s\n", bad ? "FAIL" : "fine");
     return bad;
 }
