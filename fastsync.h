@@ -147,7 +147,8 @@
  *   int  fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg);   always 0
  *            fn(arg) in exactly one caller; every call returns after that fn has returned,
  *            and sees its writes. If fn is cancelled (a cancellation point of its own), the
- *            once is left as if never called: the next caller runs fn.
+ *            once is left as if never called: the next caller runs fn (wherever threads
+ *            can be cancelled, FASTSYNC_NO_CANCEL too: fn runs under a cleanup handler).
  *   For an initialiser that can fail or throw, the halves:
  *   int  fastsync_once_begin(fastsync_once_t *o);
  *            1: the caller must initialise, then commit or abort; 0: done (after sleeping
@@ -413,7 +414,9 @@
  *   have absorbed (as fastsync_cond_cancel), and cond_wait's then locks the mutex again
  *   before the caller's cleanup handlers run (as POSIX requires of pthread_cond_wait). A
  *   wait that can take or return at once is not a cancellation point (the fast paths make
- *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
+ *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off
+ *   for the waits (threads stay cancellable at points of their own: fastsync_once's cleanup
+ *   stays; see Configuration).
  *   Signal handlers: the Linux backend turns asynchronous cancellation on around its futex
  *   call only, as glibc before 2.41 does around its own cancellation points (2.36's, seen
  *   here; musl's own points, and by its sources glibc 2.41's, check where the thread was
@@ -586,8 +589,13 @@
  *                         FASTSYNC_FUTEX_WAIT). Where FASTSYNC_FUTEX_WAIT is replaced and
  *                         this is not, wait_any uses no multi-wait: it sleeps through the
  *                         replaced wait, which the replaced wake reaches.
- *   FASTSYNC_NO_CANCEL    waits are not cancellation points (on Linux no pthread call at all;
- *                         the POSIX backend disables cancellation around its sleep).
+ *   FASTSYNC_NO_CANCEL    waits are not cancellation points: the Linux backend's make no
+ *                         pthread call; the POSIX backend's
+ *                         disable cancellation around its sleep. Threads stay cancellable at
+ *                         points of their own, and what fastsync does about that stays:
+ *                         fastsync_once runs fn under a cleanup handler (pthread_cleanup_push,
+ *                         which glibc before 2.34 keeps in libpthread), so an initialiser
+ *                         cancelled inside fn leaves the once as if never called.
  *
  * Contents (each part below starts with a banner of '='):
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
@@ -712,16 +720,49 @@ long syscall(long number, ...);
 #endif
 #endif
 
-/* Waits that sleep are POSIX cancellation points, unless FASTSYNC_NO_CANCEL is defined (or the
- * system has no cancellation: Android's bionic, Windows). */
-#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || \
-    defined(FASTSYNC_BACKEND_OS2)
+/* Two questions about POSIX thread cancellation, kept apart:
+ *   FASTSYNC__THREAD_CANCEL  threads can be cancelled here: the Linux and POSIX backends, but
+ *                            not with Android's bionic (no pthread_cancel) nor a <pthread.h>
+ *                            without cancellation (GenMC's). Then a cancellation point that
+ *                            is not fastsync's to switch off can end a thread inside a call
+ *                            of this header: one in fastsync_once's fn (the caller's), which
+ *                            the once's cleanup handler answers; and the C library's sleep
+ *                            that the POSIX table calls (pthread_cond_wait), which must be a
+ *                            cancellation point exactly where the waits are: cancellation is
+ *                            disabled around it otherwise. FASTSYNC_NO_CANCEL changes none of
+ *                            this.
+ *   FASTSYNC__CANCEL         the waits that sleep are cancellation points: where threads can
+ *                            be cancelled, unless FASTSYNC_NO_CANCEL is defined. */
+#if defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || defined(FASTSYNC_BACKEND_OS2)
+#define FASTSYNC__THREAD_CANCEL 0
+#else
+#include <pthread.h>
+#if defined(PTHREAD_CANCEL_DISABLE)
+#define FASTSYNC__THREAD_CANCEL 1
+#else
+#define FASTSYNC__THREAD_CANCEL 0
+#endif
+#endif
+#if defined(FASTSYNC_NO_CANCEL) || !FASTSYNC__THREAD_CANCEL
 #define FASTSYNC__CANCEL 0
 #else
 #define FASTSYNC__CANCEL 1
 #endif
-#if FASTSYNC__CANCEL || defined(FASTSYNC_BACKEND_POSIX)
-#include <pthread.h>
+
+/* Under AddressSanitizer a frame that holds a cancellation cleanup (pthread_cleanup_push) is
+ * left uninstrumented: the C library unwinds a cancelled thread without telling ASan, whose
+ * no-return handling (which it would insert before the unwinding goes on from there) then
+ * trips over the dropped frames' stale redzones (google/sanitizers issue 1399). Such a frame
+ * makes no memory access of its own to check. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
+#endif
+#endif
+#ifndef FASTSYNC__CLEANUP_FRAME
+#define FASTSYNC__CLEANUP_FRAME
 #endif
 
 /* The system calls and the slow paths stay out of line and cold, so that the inlined fast
@@ -1471,7 +1512,8 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     struct fastsync__node n;
     struct fastsync__sleep z = { fastsync__bucket_of(word), &n };
     int err = 0;
-#if !FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    /* pthread_cond_wait is a cancellation point; with FASTSYNC_NO_CANCEL the waits are none */
     int state;
     (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 #endif
@@ -1513,7 +1555,7 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
         (void)pthread_cond_destroy(&n.cond);
     }
     (void)pthread_mutex_unlock(&z.b->lock);
-#if !FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
     (void)pthread_setcancelstate(state, &state);
 #endif
     return err;
@@ -2024,22 +2066,6 @@ FASTSYNC__COLD void fastsync__sem_cancelled(void *arg)
 }
 
 #if FASTSYNC__CANCEL
-/* Under AddressSanitizer the frame that holds the cancellation cleanup is left
- * uninstrumented: the C library unwinds a cancelled thread without telling ASan, whose
- * no-return handling (which it would insert before the unwinding goes on from here) then
- * trips over the dropped frames' stale redzones (google/sanitizers issue 1399). This frame
- * makes no memory access of its own to check. */
-#if defined(__SANITIZE_ADDRESS__)
-#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
-#endif
-#endif
-#ifndef FASTSYNC__CLEANUP_FRAME
-#define FASTSYNC__CLEANUP_FRAME
-#endif
-
 /* fastsync__sem_sleep with fastsync__sem_cancelled as its cancellation cleanup. */
 FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__sem_sleep_cancellable(
     fastsync_sem_t *s, uint64_t old, clockid_t clock, const struct timespec *abstime)
@@ -2975,7 +3001,10 @@ FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
  * (fastsync__wait_uncancellable).
  * fastsync_once runs fn with a cleanup handler that aborts, so an initialiser cancelled
  * inside fn (at a cancellation point of its own) leaves the once NEW, as if never called,
- * and the next caller initialises (POSIX's rule for pthread_once).
+ * and the next caller initialises (POSIX's rule for pthread_once). Wherever threads can be
+ * cancelled (FASTSYNC__THREAD_CANCEL), whatever FASTSYNC_NO_CANCEL says: that switch makes
+ * the waits no cancellation points, it cannot make fn's none (test/once_cancel.c, built
+ * with it too).
  * fork while another thread initialises: the child's copy says RUNNING or WAITED and no
  * thread of the child will commit, so callers in the child wait for good (as for a mutex
  * held at fork). The thread that forks from inside its own initialiser commits in both.
@@ -3083,8 +3112,10 @@ FASTSYNC_API int fastsync_once_abort(fastsync_once_t *o)
     return fastsync__once_end(o, FASTSYNC__ONCE_NEW);
 }
 
-#if FASTSYNC__CANCEL
-/* The cleanup of an initialiser cancelled inside fn: as if fastsync_once was never called. */
+#if FASTSYNC__THREAD_CANCEL
+/* The cleanup of an initialiser cancelled inside fn: as if fastsync_once was never called.
+ * Wherever threads can be cancelled, FASTSYNC_NO_CANCEL or not: that switch makes the waits
+ * no cancellation points; fn's are its own. */
 FASTSYNC__COLD void fastsync__once_cancelled(void *o)
 {
     (void)fastsync_once_abort((fastsync_once_t *)o);
@@ -3103,7 +3134,7 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME void fastsync__once_call(fastsync_once_t 
 FASTSYNC_API int fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg)
 {
     if (fastsync_once_begin(o) == 1) {
-#if FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL
         fastsync__once_call(o, fn, arg);
 #else
         fn(arg);

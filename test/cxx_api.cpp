@@ -1350,8 +1350,10 @@ static void once_with_c()
 
 // A thread cancelled inside f gives the flag up: a caller asleep on it wakes and runs f. With
 // exceptions on glibc, call_once's catch (...) sees the cancellation's unwinding; without
-// exceptions, fastsync_once's cleanup handler runs.
-#if FASTSYNC__CANCEL && defined(__unix__) && (defined(__GLIBC__) || !ONCE_EXCEPTIONS)
+// exceptions, fastsync_once's cleanup handler runs, whether or not the waits are cancellation
+// points (cxx_api_cxx11_noexcept_nocancel: FASTSYNC_NO_CANCEL; issue 32, item 4). Wherever
+// threads can be cancelled (not bionic).
+#if defined(__unix__) && !defined(__BIONIC__) && (defined(__GLIBC__) || !ONCE_EXCEPTIONS)
 #if defined(__SANITIZE_ADDRESS__)
 #define ONCE_ASAN 1
 #elif defined(__has_feature)
