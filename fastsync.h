@@ -590,12 +590,14 @@
  *                         this is not, wait_any uses no multi-wait: it sleeps through the
  *                         replaced wait, which the replaced wake reaches.
  *   FASTSYNC_NO_CANCEL    waits are not cancellation points: the Linux backend's make no
- *                         pthread call; the POSIX backend's
- *                         disable cancellation around its sleep. Threads stay cancellable at
- *                         points of their own, and what fastsync does about that stays:
- *                         fastsync_once runs fn under a cleanup handler (pthread_cleanup_push,
- *                         which glibc before 2.34 keeps in libpthread), so an initialiser
- *                         cancelled inside fn leaves the once as if never called.
+ *                         pthread call (but where the kernel refuses futex, whose slices
+ *                         sleep in nanosleep: cancellation disabled around each); the POSIX
+ *                         backend's disable cancellation around its sleep. Threads stay
+ *                         cancellable at points of their own, and what fastsync does about
+ *                         that stays: fastsync_once runs fn under a cleanup handler
+ *                         (pthread_cleanup_push, which glibc before 2.34 keeps in
+ *                         libpthread), so an initialiser cancelled inside fn leaves the once
+ *                         as if never called.
  *
  * Contents (each part below starts with a banner of '='):
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
@@ -726,11 +728,11 @@ long syscall(long number, ...);
  *                            without cancellation (GenMC's). Then a cancellation point that
  *                            is not fastsync's to switch off can end a thread inside a call
  *                            of this header: one in fastsync_once's fn (the caller's), which
- *                            the once's cleanup handler answers; and the C library's sleep
- *                            that the POSIX table calls (pthread_cond_wait), which must be a
- *                            cancellation point exactly where the waits are: cancellation is
- *                            disabled around it otherwise. FASTSYNC_NO_CANCEL changes none of
- *                            this.
+ *                            the once's cleanup handler answers; and the C library's sleeps
+ *                            that fastsync calls (the POSIX table's pthread_cond_wait, the
+ *                            refused-futex fallback's nanosleep), which must be cancellation
+ *                            points exactly where the waits are: cancellation is disabled
+ *                            around them otherwise. FASTSYNC_NO_CANCEL changes none of this.
  *   FASTSYNC__CANCEL         the waits that sleep are cancellation points: where threads can
  *                            be cancelled, unless FASTSYNC_NO_CANCEL is defined. */
 #if defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || defined(FASTSYNC_BACKEND_OS2)
@@ -1069,7 +1071,9 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 /* The kernel would not sleep for us: sleep one slice (FASTSYNC__POLL_NS, 1 ms, or less up
  * to the deadline) and report ETIMEDOUT only once the deadline on `clock` has passed. The
  * caller reads its word after every slice, so no wakeup is lost, only late by up to a slice;
- * what it costs is a nanosleep per slice per sleeping thread. */
+ * what it costs is a nanosleep per slice per sleeping thread. nanosleep is a cancellation
+ * point: where the waits are, so is it (the callers' cleanup handlers run, as for the futex
+ * call); with FASTSYNC_NO_CANCEL cancellation is disabled around it, the waits being none. */
 #define FASTSYNC__POLL_NS 1000000L
 FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *abstime)
 {
@@ -1080,7 +1084,14 @@ FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *
         if (left <= 0) return ETIMEDOUT;
         if (left < slice.tv_nsec) slice.tv_nsec = (long)left;
     }
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
     (void)nanosleep(&slice, NULL); /* EINTR: the caller looks again all the same */
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
     errno = saved;
     return 0;
 }
