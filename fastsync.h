@@ -551,18 +551,48 @@
  *     copy that still counts that waiter, which does not exist there: the costs of a dead
  *     waiter, above.
  *
- * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
- *   event_reset, event_is_set, cond_signal, cond_broadcast, latch_count_down, latch_add,
- *   latch_trywait and deadline_in may be called
- *   from a signal handler (lock-free atomics and raw system calls; errno is kept; a
- *   cond_destroy that waits for released waiters yields, and if the interrupted thread is
- *   one of them it says EBUSY after a second). The
- *   blocking waits may not (they change the cancellation type, and may sleep on an object
- *   the interrupted thread is using). The POSIX backend: the same but post, post_n,
- *   event_set, cond_signal and cond_broadcast, which lock its wait table when a waiter is
- *   registered (the interrupted thread may hold that lock). On OS/2 no call is
- *   async-signal-safe.
- *
+ * Async-signal-safety: the calls a signal handler may make, per backend, whatever the thread
+ *   it interrupts is doing (inside any call of this header, on any object). Each is lock-free
+ *   atomics, then at most the backend's wake, and keeps errno. Linux's wake is a raw futex
+ *   system call (glibc and musl; where the kernel refuses futex, a refused call). The POSIX
+ *   backend's locks a bucket of its wait table (pthread_once, pthread_mutex_lock,
+ *   pthread_cond_signal: none async-signal-safe, and the interrupted thread may hold that
+ *   very lock, on a wait or a wake of any word of the bucket: the handler deadlocks), so
+ *   there a call is safe only when it makes no wake, and the column says when that is:
+ *     call (prefix fastsync_)           linux  posix: safe when
+ *     sem_init, sem_destroy,            yes    always
+ *       sem_trywait, sem_getvalue
+ *     sem_post, sem_post_n              yes    no waiter is registered (one that timed out or
+ *                                              was cancelled has left)
+ *     event_init, event_destroy,        yes    always
+ *       event_reset, event_is_set
+ *     event_set                         yes    no wait has marked the event since its last
+ *                                              set (a wait that timed out leaves the mark)
+ *     cond_init                         yes    always
+ *     cond_destroy                      yes    no ticket that a signal or broadcast released
+ *                                              is still to leave (destroy then yields:
+ *                                              sched_yield, not on POSIX's list)
+ *     cond_signal, cond_broadcast       yes    every registered ticket has had its signal
+ *                                              (or none is registered)
+ *     latch_init, latch_destroy,        yes    always
+ *       latch_add, latch_trywait
+ *     latch_count_down                  yes    no waiter may be asleep on the latch (it wakes
+ *                                              only then, as it opens the latch)
+ *     deadline_in                       yes    always (clock_gettime)
+ *     wake32, wake32_all                yes    never (the wake itself)
+ *   No other call may be made from a handler: the blocking waits change the cancellation
+ *   type and may sleep on an object the interrupted thread is using; the others are not
+ *   claimed. On Linux a cond_destroy that waits for released waiters yields (a raw system
+ *   call), and if the interrupted thread is one of them it says EBUSY after a second.
+ *   Windows: no signal interrupts a thread (a console control handler runs in a thread of
+ *   its own). OS/2: none is claimed. Without atomics (OpenWatcom) every operation takes the
+ *   table's lock; with GCC's the calls above that make no wake are lock-free atomics, as on
+ *   the POSIX backend, but a wake takes the table's mutex semaphore for the word, which OS/2
+ *   lets the thread that holds it take again (a handler would enter the bucket its thread is
+ *   changing), and no handler has been run on OS/2 here. test/signal_handler_calls.c makes
+ *   these calls from handlers, per backend as the table says, and checks that the table
+ *   above and its own list agree.
+
  * When the kernel refuses futex (Linux backend; ENOSYS or EPERM: a kernel without futex, a
  *   seccomp filter), waits do not spin: they sleep in 1 ms slices and look at the word after
  *   each, keeping their deadlines; posts and sets still work, seen within a slice. On a
