@@ -13,8 +13,9 @@
  *   2. A storm of signals at a thread that uses the same objects in a loop, its handler
  *      making every call the backend's column allows between any two of its instructions:
  *      on Linux while five threads sleep on those objects (a consumer that takes K tokens;
- *      an event, a ticket, a latch and a word waiter that each wait until the handler has
- *      set, signalled, opened or woken K times); on the POSIX backend with no waiter on
+ *      an event, a ticket and a word waiter that each wait until the handler has set,
+ *      signalled or woken K times; a latch waiter that adds 1 and waits for the handler's
+ *      opening until the handler has run K times); on the POSIX backend with no waiter on
  *      them (the condition), while the thread the signals land in also sleeps and wakes in
  *      the table's bucket of every one of them. Exact total: the semaphore's final value is
  *      every token posted minus every token taken; each call returned what it should and
@@ -506,11 +507,13 @@ static void *ticket_waiter(void *unused)
     return NULL;
 }
 
-/* A wait group of one: adds 1, waits until the handler's count_down opens it, K times. */
+/* A wait group of one: adds 1 and waits until the handler's count_down opens it, until the
+ * handler has run K times (as the event waiter: its openings need the waiter's own adds, so
+ * K of them could need many more runs on a starved machine). */
 static void *latch_waiter(void *unused)
 {
     (void)unused;
-    for (int i = 0; i < verdict_k; i++) {
+    while (get(&h_runs) < (unsigned long)verdict_k) {
         if (fastsync_latch_add(L, 1) != 0) bail("latch_add failed");
         count(&w_added, 1);
         if (fastsync_latch_wait(L) != 0) bail("latch_wait failed");
