@@ -150,7 +150,8 @@
  *   int  fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg);   always 0
  *            fn(arg) in exactly one caller; every call returns after that fn has returned,
  *            and sees its writes. If fn is cancelled (a cancellation point of its own), the
- *            once is left as if never called: the next caller runs fn.
+ *            once is left as if never called: the next caller runs fn (wherever threads
+ *            can be cancelled, FASTSYNC_NO_CANCEL too: fn runs under a cleanup handler).
  *   For an initialiser that can fail or throw, the halves:
  *   int  fastsync_once_begin(fastsync_once_t *o);
  *            1: the caller must initialise, then commit or abort; 0: done (after sleeping
@@ -436,7 +437,9 @@
  *   have absorbed (as fastsync_cond_cancel), and cond_wait's then locks the mutex again
  *   before the caller's cleanup handlers run (as POSIX requires of pthread_cond_wait). A
  *   wait that can take or return at once is not a cancellation point (the fast paths make
- *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off.
+ *   no call). With cancellation disabled nothing changes. FASTSYNC_NO_CANCEL turns it off
+ *   for the waits (threads stay cancellable at points of their own: fastsync_once's cleanup
+ *   stays; see Configuration).
  *   Signal handlers: the Linux backend turns asynchronous cancellation on around its futex
  *   call only, as glibc before 2.41 does around its own cancellation points (2.36's, seen
  *   here; musl's own points, and by its sources glibc 2.41's, check where the thread was
@@ -572,18 +575,48 @@
  *     copy that still counts that waiter, which does not exist there: the costs of a dead
  *     waiter, above.
  *
- * Async-signal-safety (Linux): post, post_n, trywait, getvalue, init, destroy, event_set,
- *   event_reset, event_is_set, cond_signal, cond_broadcast, latch_count_down, latch_add,
- *   latch_trywait and deadline_in may be called
- *   from a signal handler (lock-free atomics and raw system calls; errno is kept; a
- *   cond_destroy that waits for released waiters yields, and if the interrupted thread is
- *   one of them it says EBUSY after a second). The
- *   blocking waits may not (they change the cancellation type, and may sleep on an object
- *   the interrupted thread is using). The POSIX backend: the same but post, post_n,
- *   event_set, cond_signal and cond_broadcast, which lock its wait table when a waiter is
- *   registered (the interrupted thread may hold that lock). On OS/2 no call is
- *   async-signal-safe.
- *
+ * Async-signal-safety: the calls a signal handler may make, per backend, whatever the thread
+ *   it interrupts is doing (inside any call of this header, on any object). Each is lock-free
+ *   atomics, then at most the backend's wake, and keeps errno. Linux's wake is a raw futex
+ *   system call (glibc and musl; where the kernel refuses futex, a refused call). The POSIX
+ *   backend's locks a bucket of its wait table (pthread_once, pthread_mutex_lock,
+ *   pthread_cond_signal: none async-signal-safe, and the interrupted thread may hold that
+ *   very lock, on a wait or a wake of any word of the bucket: the handler deadlocks), so
+ *   there a call is safe only when it makes no wake, and the column says when that is:
+ *     call (prefix fastsync_)           linux  posix: safe when
+ *     sem_init, sem_destroy,            yes    always
+ *       sem_trywait, sem_getvalue
+ *     sem_post, sem_post_n              yes    no waiter is registered (one that timed out or
+ *                                              was cancelled has left)
+ *     event_init, event_destroy,        yes    always
+ *       event_reset, event_is_set
+ *     event_set                         yes    no wait has marked the event since its last
+ *                                              set (a wait that timed out leaves the mark)
+ *     cond_init                         yes    always
+ *     cond_destroy                      yes    no ticket that a signal or broadcast released
+ *                                              is still to leave (destroy then yields:
+ *                                              sched_yield, not on POSIX's list)
+ *     cond_signal, cond_broadcast       yes    every registered ticket has had its signal
+ *                                              (or none is registered)
+ *     latch_init, latch_destroy,        yes    always
+ *       latch_add, latch_trywait
+ *     latch_count_down                  yes    no waiter may be asleep on the latch (it wakes
+ *                                              only then, as it opens the latch)
+ *     deadline_in                       yes    always (clock_gettime)
+ *     wake32, wake32_all                yes    never (the wake itself)
+ *   No other call may be made from a handler: the blocking waits change the cancellation
+ *   type and may sleep on an object the interrupted thread is using; the others are not
+ *   claimed. On Linux a cond_destroy that waits for released waiters yields (a raw system
+ *   call), and if the interrupted thread is one of them it says EBUSY after a second.
+ *   Windows: no signal interrupts a thread (a console control handler runs in a thread of
+ *   its own). OS/2: none is claimed. Without atomics (OpenWatcom) every operation takes the
+ *   table's lock; with GCC's the calls above that make no wake are lock-free atomics, as on
+ *   the POSIX backend, but a wake takes the table's mutex semaphore for the word, which OS/2
+ *   lets the thread that holds it take again (a handler would enter the bucket its thread is
+ *   changing), and no handler has been run on OS/2 here. test/signal_handler_calls.c makes
+ *   these calls from handlers, per backend as the table says, and checks that the table
+ *   above and its own list agree.
+
  * When the kernel refuses futex (Linux backend; ENOSYS or EPERM: a kernel without futex, a
  *   seccomp filter), waits do not spin: they sleep in 1 ms slices and look at the word after
  *   each, keeping their deadlines; posts and sets still work, seen within a slice. On a
@@ -624,8 +657,15 @@
  *                         FASTSYNC_FUTEX_WAIT). Where FASTSYNC_FUTEX_WAIT is replaced and
  *                         this is not, wait_any uses no multi-wait: it sleeps through the
  *                         replaced wait, which the replaced wake reaches.
- *   FASTSYNC_NO_CANCEL    waits are not cancellation points (on Linux no pthread call at all;
- *                         the POSIX backend disables cancellation around its sleep).
+ *   FASTSYNC_NO_CANCEL    waits are not cancellation points: the Linux backend's make no
+ *                         pthread call (but where the kernel refuses futex, whose slices
+ *                         sleep in nanosleep: cancellation disabled around each); the POSIX
+ *                         backend's disable cancellation around its sleep. Threads stay
+ *                         cancellable at points of their own, and what fastsync does about
+ *                         that stays: fastsync_once runs fn under a cleanup handler
+ *                         (pthread_cleanup_push, which glibc before 2.34 keeps in
+ *                         libpthread), so an initialiser cancelled inside fn leaves the once
+ *                         as if never called.
  *
  * Contents (each part below starts with a banner of '='):
  *   the seam          wait on a word while it holds a value, wake its waiters (the contract)
@@ -750,16 +790,49 @@ long syscall(long number, ...);
 #endif
 #endif
 
-/* Waits that sleep are POSIX cancellation points, unless FASTSYNC_NO_CANCEL is defined (or the
- * system has no cancellation: Android's bionic, Windows). */
-#if defined(FASTSYNC_NO_CANCEL) || defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || \
-    defined(FASTSYNC_BACKEND_OS2)
+/* Two questions about POSIX thread cancellation, kept apart:
+ *   FASTSYNC__THREAD_CANCEL  threads can be cancelled here: the Linux and POSIX backends, but
+ *                            not with Android's bionic (no pthread_cancel) nor a <pthread.h>
+ *                            without cancellation (GenMC's). Then a cancellation point that
+ *                            is not fastsync's to switch off can end a thread inside a call
+ *                            of this header: one in fastsync_once's fn (the caller's), which
+ *                            the once's cleanup handler answers; and the C library's sleeps
+ *                            that fastsync calls (the POSIX table's pthread_cond_wait, the
+ *                            refused-futex fallback's nanosleep), which must be cancellation
+ *                            points exactly where the waits are: cancellation is disabled
+ *                            around them otherwise. FASTSYNC_NO_CANCEL changes none of this.
+ *   FASTSYNC__CANCEL         the waits that sleep are cancellation points: where threads can
+ *                            be cancelled, unless FASTSYNC_NO_CANCEL is defined. */
+#if defined(__BIONIC__) || defined(FASTSYNC_BACKEND_WINDOWS) || defined(FASTSYNC_BACKEND_OS2)
+#define FASTSYNC__THREAD_CANCEL 0
+#else
+#include <pthread.h>
+#if defined(PTHREAD_CANCEL_DISABLE)
+#define FASTSYNC__THREAD_CANCEL 1
+#else
+#define FASTSYNC__THREAD_CANCEL 0
+#endif
+#endif
+#if defined(FASTSYNC_NO_CANCEL) || !FASTSYNC__THREAD_CANCEL
 #define FASTSYNC__CANCEL 0
 #else
 #define FASTSYNC__CANCEL 1
 #endif
-#if FASTSYNC__CANCEL || defined(FASTSYNC_BACKEND_POSIX)
-#include <pthread.h>
+
+/* Under AddressSanitizer a frame that holds a cancellation cleanup (pthread_cleanup_push) is
+ * left uninstrumented: the C library unwinds a cancelled thread without telling ASan, whose
+ * no-return handling (which it would insert before the unwinding goes on from there) then
+ * trips over the dropped frames' stale redzones (google/sanitizers issue 1399). Such a frame
+ * makes no memory access of its own to check. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
+#endif
+#endif
+#ifndef FASTSYNC__CLEANUP_FRAME
+#define FASTSYNC__CLEANUP_FRAME
 #endif
 
 /* The system calls and the slow paths stay out of line and cold, so that the inlined fast
@@ -1066,7 +1139,9 @@ FASTSYNC__COLD int fastsync__futex_wait_call(void *word, int op, uint32_t expect
 /* The kernel would not sleep for us: sleep one slice (FASTSYNC__POLL_NS, 1 ms, or less up
  * to the deadline) and report ETIMEDOUT only once the deadline on `clock` has passed. The
  * caller reads its word after every slice, so no wakeup is lost, only late by up to a slice;
- * what it costs is a nanosleep per slice per sleeping thread. */
+ * what it costs is a nanosleep per slice per sleeping thread. nanosleep is a cancellation
+ * point: where the waits are, so is it (the callers' cleanup handlers run, as for the futex
+ * call); with FASTSYNC_NO_CANCEL cancellation is disabled around it, the waits being none. */
 #define FASTSYNC__POLL_NS 1000000L
 FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *abstime)
 {
@@ -1077,7 +1152,14 @@ FASTSYNC__COLD int fastsync__futex_poll(clockid_t clock, const struct timespec *
         if (left <= 0) return ETIMEDOUT;
         if (left < slice.tv_nsec) slice.tv_nsec = (long)left;
     }
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    int cancel;
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#endif
     (void)nanosleep(&slice, NULL); /* EINTR: the caller looks again all the same */
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    (void)pthread_setcancelstate(cancel, &cancel);
+#endif
     errno = saved;
     return 0;
 }
@@ -1509,7 +1591,8 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
     struct fastsync__node n;
     struct fastsync__sleep z = { fastsync__bucket_of(word), &n };
     int err = 0;
-#if !FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
+    /* pthread_cond_wait is a cancellation point; with FASTSYNC_NO_CANCEL the waits are none */
     int state;
     (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 #endif
@@ -1551,7 +1634,7 @@ FASTSYNC__COLD int fastsync__wait_sys(void *word, uint32_t expected, int shared,
         (void)pthread_cond_destroy(&n.cond);
     }
     (void)pthread_mutex_unlock(&z.b->lock);
-#if !FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL && !FASTSYNC__CANCEL
     (void)pthread_setcancelstate(state, &state);
 #endif
     return err;
@@ -2072,22 +2155,6 @@ FASTSYNC__COLD void fastsync__sem_cancelled(void *arg)
 }
 
 #if FASTSYNC__CANCEL
-/* Under AddressSanitizer the frame that holds the cancellation cleanup is left
- * uninstrumented: the C library unwinds a cancelled thread without telling ASan, whose
- * no-return handling (which it would insert before the unwinding goes on from here) then
- * trips over the dropped frames' stale redzones (google/sanitizers issue 1399). This frame
- * makes no memory access of its own to check. */
-#if defined(__SANITIZE_ADDRESS__)
-#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FASTSYNC__CLEANUP_FRAME __attribute__((no_sanitize_address))
-#endif
-#endif
-#ifndef FASTSYNC__CLEANUP_FRAME
-#define FASTSYNC__CLEANUP_FRAME
-#endif
-
 /* fastsync__sem_sleep with fastsync__sem_cancelled as its cancellation cleanup. */
 FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__sem_sleep_cancellable(
     fastsync_sem_t *s, uint64_t old, clockid_t clock, const struct timespec *abstime)
@@ -3023,7 +3090,10 @@ FASTSYNC_API int fastsync_rwlock_downgrade(fastsync_rwlock_t *rw)
  * (fastsync__wait_uncancellable).
  * fastsync_once runs fn with a cleanup handler that aborts, so an initialiser cancelled
  * inside fn (at a cancellation point of its own) leaves the once NEW, as if never called,
- * and the next caller initialises (POSIX's rule for pthread_once).
+ * and the next caller initialises (POSIX's rule for pthread_once). Wherever threads can be
+ * cancelled (FASTSYNC__THREAD_CANCEL), whatever FASTSYNC_NO_CANCEL says: that switch makes
+ * the waits no cancellation points, it cannot make fn's none (test/once_cancel.c, built
+ * with it too).
  * fork while another thread initialises: the child's copy says RUNNING or WAITED and no
  * thread of the child will commit, so callers in the child wait for good (as for a mutex
  * held at fork). The thread that forks from inside its own initialiser commits in both.
@@ -3131,8 +3201,10 @@ FASTSYNC_API int fastsync_once_abort(fastsync_once_t *o)
     return fastsync__once_end(o, FASTSYNC__ONCE_NEW);
 }
 
-#if FASTSYNC__CANCEL
-/* The cleanup of an initialiser cancelled inside fn: as if fastsync_once was never called. */
+#if FASTSYNC__THREAD_CANCEL
+/* The cleanup of an initialiser cancelled inside fn: as if fastsync_once was never called.
+ * Wherever threads can be cancelled, FASTSYNC_NO_CANCEL or not: that switch makes the waits
+ * no cancellation points; fn's are its own. */
 FASTSYNC__COLD void fastsync__once_cancelled(void *o)
 {
     (void)fastsync_once_abort((fastsync_once_t *)o);
@@ -3151,7 +3223,7 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME void fastsync__once_call(fastsync_once_t 
 FASTSYNC_API int fastsync_once(fastsync_once_t *o, void (*fn)(void *), void *arg)
 {
     if (fastsync_once_begin(o) == 1) {
-#if FASTSYNC__CANCEL
+#if FASTSYNC__THREAD_CANCEL
         fastsync__once_call(o, fn, arg);
 #else
         fn(arg);

@@ -70,10 +70,11 @@
  *                                inside f: with exceptions, where cancellation unwinds C++
  *                                frames (glibc: call_once's catch (...) gives the flag up and
  *                                rethrows); with -fno-exceptions, by fastsync_once's cleanup
- *                                handler (call_once is then fastsync_once). With exceptions
- *                                on a C library whose cancellation unwinds no C++ frame (musl),
- *                                a cancelled f leaves the flag taken: later callers sleep for
- *                                good. Not a cancellation point (as fastsync_once). Once
+ *                                handler (call_once is then fastsync_once; FASTSYNC_NO_CANCEL
+ *                                keeps it). With exceptions on a C library whose cancellation
+ *                                unwinds no C++ frame (musl), a cancelled f leaves the flag
+ *                                taken: later callers sleep for good. Not a cancellation
+ *                                point (as fastsync_once). Once
  *                                done, a call is one acquire load.
  * Each constructor makes a process-private object; with the tag fastsync::process_shared
  * (where FASTSYNC_HAS_SHARED: not on Windows nor the POSIX backend, where it does not

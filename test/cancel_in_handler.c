@@ -22,6 +22,7 @@
 static fastsync_sem_t s1, s2;
 static bool remedy;
 static _Atomic(int) armed, in_window, cancel_sent, handler_type, post_returned;
+static _Atomic(int) w_tid, q_tid; /* W's and Q's threads, for /proc (seq_cst: polled ids) */
 
 static void on_signal(int sig)
 {
@@ -53,12 +54,14 @@ static void held_wake(void *word, int n, int shared)
 static int wait_s1(int kind)
 {
     (void)kind;
+    atomic_store(&w_tid, test_tid());
     return fastsync_sem_wait(&s1);
 }
 
 static void *q_main(void *unused)
 {
     (void)unused;
+    atomic_store(&q_tid, test_tid());
     return (void *)(intptr_t)fastsync_sem_wait(&s2);
 }
 
@@ -72,13 +75,21 @@ static void one_case(bool with_remedy)
     atomic_store(&cancel_sent, 0);
     atomic_store(&handler_type, 0);
     atomic_store(&post_returned, 0);
+    atomic_store(&w_tid, 0);
+    atomic_store(&q_tid, 0);
     pthread_t q = test_thread_start(q_main, NULL);
     struct test_cwaiter w;
     test_cwaiter_start(&w, wait_s1, 0, false, false);
     uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && (test_sem_waiters(&s1) == 0 || test_sem_waiters(&s2) == 0))
         test_sleep_ns(1000000);
-    test_sleep_ns(50000000); /* both asleep in the kernel by now */
+    /* Both asleep in the kernel, read so in /proc (registered, and their only sleep is the
+     * futex call): W inside the backend's window of asynchronous cancellation, Q where the
+     * post's RMW cannot reach it without the wake. (A 50 ms pause, before issue 32: on a
+     * loaded machine W could still be on its way, its handler finding deferred
+     * cancellation, and Q could see the token and take it.) */
+    ok(test_until_asleep(atomic_load(&w_tid), 50000000) && test_until_asleep(atomic_load(&q_tid), 50000000),
+       "%s: W and Q asleep in their futex waits", name);
     atomic_store(&armed, 1);
     (void)pthread_kill(w.thread, SIGUSR1);
     end = test_limit_end(5000);

@@ -9,6 +9,14 @@
  *            a seccomp filter): a 200 ms timed wait still times out on time and is not a busy
  *            loop (a bounded number of calls into the futex layer), and a post or a set still
  *            reaches a blocked waiter (which polls).
+ *   cancel:  every futex call ENOSYS, a waiter blocked in sem_wait (polling: a nanosleep per
+ *            slice, a cancellation point of the C library's) is sent a cancel. Where the
+ *            waits are cancellation points it ends cancelled inside the wait, deregistered.
+ *            With FASTSYNC_NO_CANCEL (futex_fallback_nocancel) the wait is none: the cancel
+ *            waits while the waiter polls on (two more slices after the cancel was sent),
+ *            the post ends the wait with 0, and the cancel acts at the waiter's own
+ *            pthread_testcancel after it (issue 32: the nanosleep acted on it, the waiter
+ *            ending inside its wait, registered for good).
  * Each case runs in a child process that installs a seccomp filter refusing the calls on the
  * address range of its objects. Where no filter can be installed (qemu-user, which runs the
  * i386 build in CI, refuses PR_SET_SECCOMP; it also cannot start threads in a forked child),
@@ -208,6 +216,61 @@ static void wake_event(const char *label)
     fastsync_event_reset(&m->obj.e);
 }
 
+/* The cancelled waiter: sem_wait, then a cancellation point of its own. phase: 1 in the wait,
+ * 2 back from it (relaxed: polled; the join orders what is read after it). */
+static _Atomic(int) cw_phase;
+static int cw_ret;
+
+static void *cancelled_waiter(void *unused)
+{
+    (void)unused;
+    pthread_cleanup_push(test_cwaiter_unpoison, NULL);
+    atomic_store_explicit(&cw_phase, 1, memory_order_relaxed);
+    cw_ret = fastsync_sem_wait(&m->obj.s);
+    atomic_store_explicit(&cw_phase, 2, memory_order_relaxed);
+    pthread_testcancel();
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+/* A cancel sent to a waiter that polls (the futex calls refused). */
+static void cancel_polling(const char *label)
+{
+    atomic_store_explicit(&cw_phase, 0, memory_order_relaxed);
+    cw_ret = -1;
+    unsigned long w0 = test_kernel_waits();
+    pthread_t t = test_thread_start(cancelled_waiter, NULL);
+    uint64_t end = test_limit_end(5000);
+    while ((test_sem_waiters(&m->obj.s) == 0 || test_kernel_waits() == w0) && test_box_open(end))
+        test_sleep_ns(100000);
+    int rc = pthread_cancel(t);
+    if (FASTSYNC__CANCEL) {
+        /* the wait is a cancellation point: the cancel acts at the waiter's next slice */
+        void *res = test_thread_join(t);
+        check(rc == 0 && res == PTHREAD_CANCELED && atomic_load_explicit(&cw_phase, memory_order_relaxed) == 1,
+              "%s: a cancel sent to a polling sem waiter ends it inside its wait (the waits are cancellation "
+              "points)", label);
+        check(test_sem_waiters(&m->obj.s) == 0, "%s: ... which left no waiter registered", label);
+        return;
+    }
+    /* Every slice begins with a call into the futex layer and ends with a nanosleep: two more
+     * calls after the cancel was sent, and the waiter has slept through at least one slice
+     * with the cancel pending, which would have acted there. */
+    unsigned long w1 = test_kernel_waits();
+    end = test_limit_end(5000);
+    while (test_kernel_waits() < w1 + 2 && test_box_open(end)) test_sleep_ns(100000);
+    check(rc == 0 && test_kernel_waits() >= w1 + 2,
+          "%s: FASTSYNC_NO_CANCEL: the sem waiter polls on after a cancel (%lu more slices)", label,
+          test_kernel_waits() - w1);
+    int rp = fastsync_sem_post(&m->obj.s);
+    void *res = test_thread_join(t);
+    check(rp == 0 && cw_ret == 0 && atomic_load_explicit(&cw_phase, memory_order_relaxed) == 2,
+          "%s: ... the post ends its wait, which returns 0 (no cancellation point)", label);
+    check(res == PTHREAD_CANCELED, "%s: ... and the cancel acts after it, at the thread's own point", label);
+    check(test_sem_waiters(&m->obj.s) == 0 && fastsync_sem_getvalue(&m->obj.s) == 0,
+          "%s: ... the token taken, no waiter left", label);
+}
+
 /* ---- the cases (each in a child) ---- */
 
 static int case_time64(void)
@@ -234,7 +297,8 @@ static int case_time64(void)
     return 0;
 }
 
-static int refuse_all(int err, const char *label)
+/* Every futex call on the objects refused with err. */
+static void refuse_futex(int err)
 {
 #if defined(SYS_futex) && defined(SYS_futex_time64)
     refuse(SYS_futex, SYS_futex_time64, err);
@@ -243,6 +307,11 @@ static int refuse_all(int err, const char *label)
 #else
     refuse(SYS_futex_time64, SYS_futex_time64, err);
 #endif
+}
+
+static int refuse_all(int err, const char *label)
+{
+    refuse_futex(err);
     /* A poll of 1 ms makes about WAIT_MS calls; a busy loop makes millions. */
     timed_waits(label, 4 * WAIT_MS);
     wake_blocked(label, NULL);
@@ -251,6 +320,12 @@ static int refuse_all(int err, const char *label)
 }
 
 static int case_enosys(void) { return refuse_all(ENOSYS, "every futex call ENOSYS"); }
+static int case_cancel(void)
+{
+    refuse_futex(ENOSYS);
+    cancel_polling("cancel, every futex call ENOSYS");
+    return 0;
+}
 static int case_eperm(void) { return refuse_all(EPERM, "every futex call EPERM"); }
 
 static pid_t child = -1;
@@ -307,5 +382,6 @@ int main(void)
     run("futex_time64 ENOSYS", case_time64);
     run("every futex call ENOSYS", case_enosys);
     run("every futex call EPERM", case_eperm);
+    run("cancel, every futex call ENOSYS", case_cancel);
     return done_testing();
 }

@@ -60,8 +60,9 @@ static const struct plugin *load(const char *path, void **handle)
 }
 
 /* A sleeper in `waits`' wait on s, woken by `posts`' post once it is queued in the host's
- * table: whether it returned 0 within 1 s of the post (else the host posts again, from its
- * own table, so that the thread can be joined). */
+ * table: whether it returned 0 within the harness's limit of 5 s after the post, which only
+ * a lost wake reaches (else the host posts again, from its own table, so that the thread can
+ * be joined). (The limit was 1 s, which a loaded machine could reach: issue 32, item 8.) */
 static bool wake_crosses(const struct plugin *waits, const struct plugin *posts, const char *what)
 {
     struct sleeper z = { waits, 0, -1 };
@@ -71,12 +72,12 @@ static bool wake_crosses(const struct plugin *waits, const struct plugin *posts,
     ok(queued() == 1, "%s: the sleeper is queued in the host's table", what);
     test_sleep_ns(100000000); /* asleep in its condition variable by now */
     (void)posts->sem_post(&s);
-    end = test_limit_end(1000);
+    end = test_limit_end(5000);
     while (test_box_open(end) && !atomic_load_explicit(&z.done, memory_order_acquire))
         test_sleep_ns(1000000);
     bool woke = atomic_load_explicit(&z.done, memory_order_acquire);
     if (!woke) {
-        diag("%s: still asleep 1 s after the post; tokens %" PRIu32 ", waiters %" PRIu32, what,
+        diag("%s: still asleep 5 s after the post; tokens %" PRIu32 ", waiters %" PRIu32, what,
              fastsync__sem_tokens(test_sem_word(&s)), test_sem_waiters(&s));
         (void)fastsync_sem_post(&s);
     }

@@ -354,6 +354,14 @@ static void test_interrupt(void)
     atomic_store_explicit(&stop, 0, memory_order_relaxed);   /* relaxed: before the threads start */
     for (i = 0; i < NQ; i++) DosCreateThread(&t[i], locker, (ULONG)i, 0, 65536);
     dbl_sleep_ms(1000);
+    /* and in any case until a round was made: a second may end before the lockers ran */
+    uint64_t until = dbl_now_ns() + 30000000000u;
+    for (;;) {
+        unsigned long made = 0;
+        for (i = 0; i < NQ; i++) made += atomic_load_explicit(&loops[i], memory_order_relaxed); /* relaxed: a poll */
+        if (made > 0 || dbl_now_ns() >= until) break;
+        dbl_sleep_ms(1);
+    }
     atomic_store_explicit(&stop, 1, memory_order_relaxed);   /* relaxed: a stop flag */
     unsigned long total = 0;
     for (i = 0; i < NQ; i++) {
