@@ -598,16 +598,19 @@
  *                                              sched_yield, not on POSIX's list)
  *     cond_signal, cond_broadcast       yes    every registered ticket has had its signal
  *                                              (or none is registered)
- *     latch_init, latch_destroy,        yes    always
- *       latch_add, latch_trywait
- *     latch_count_down                  yes    no waiter may be asleep on the latch (it wakes
- *                                              only then, as it opens the latch)
+ *     latch_init, latch_add,            yes    always
+ *       latch_trywait
+ *     latch_destroy                     yes    no waiter is still to leave the open latch
+ *                                              (destroy then yields, as cond_destroy)
+ *     latch_count_down                  yes    no waiter may be asleep on the latch (`slept`:
+ *                                              it wakes only then, as it opens the latch)
  *     deadline_in                       yes    always (clock_gettime)
  *     wake32, wake32_all                yes    never (the wake itself)
  *   No other call may be made from a handler: the blocking waits change the cancellation
  *   type and may sleep on an object the interrupted thread is using; the others are not
- *   claimed. On Linux a cond_destroy that waits for released waiters yields (a raw system
- *   call), and if the interrupted thread is one of them it says EBUSY after a second.
+ *   claimed. On Linux a cond_destroy or latch_destroy that waits for released waiters
+ *   yields (a raw system call), and if the interrupted thread is one of them it says EBUSY
+ *   after a second.
  *   Windows: no signal interrupts a thread (a console control handler runs in a thread of
  *   its own). OS/2: none is claimed. Without atomics (OpenWatcom) every operation takes the
  *   table's lock; with GCC's the calls above that make no wake are lock-free atomics, as on
@@ -616,7 +619,7 @@
  *   changing), and no handler has been run on OS/2 here. test/signal_handler_calls.c makes
  *   these calls from handlers, per backend as the table says, and checks that the table
  *   above and its own list agree.
-
+ *
  * When the kernel refuses futex (Linux backend; ENOSYS or EPERM: a kernel without futex, a
  *   seccomp filter), waits do not spin: they sleep in 1 ms slices and look at the word after
  *   each, keeping their deadlines; posts and sets still work, seen within a slice. On a

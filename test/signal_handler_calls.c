@@ -66,7 +66,7 @@ static const struct row {
     { "event_set", ALWAYS, WHEN },          { "cond_init", ALWAYS, ALWAYS },
     { "cond_destroy", ALWAYS, WHEN },       { "cond_signal", ALWAYS, WHEN },
     { "cond_broadcast", ALWAYS, WHEN },     { "latch_init", ALWAYS, ALWAYS },
-    { "latch_destroy", ALWAYS, ALWAYS },    { "latch_add", ALWAYS, ALWAYS },
+    { "latch_destroy", ALWAYS, WHEN },      { "latch_add", ALWAYS, ALWAYS },
     { "latch_trywait", ALWAYS, ALWAYS },    { "latch_count_down", ALWAYS, WHEN },
     { "deadline_in", ALWAYS, ALWAYS },      { "wake32", ALWAYS, NEVER },
     { "wake32_all", ALWAYS, NEVER },
