@@ -13,7 +13,8 @@
  *   { std::unique_lock<fastsync::mutex> l(m); cv.wait(l, [] { return ready; }); }
  *
  * Types (namespace fastsync; each holds exactly its C object, is standard-layout, and has
- * its size and alignment; native_handle() gives the C object, so C code can share it):
+ * its size and alignment; native_handle() gives the C object, so C code can share it; but
+ * the wide counting_semaphore, below, which has two counters and no native_handle()):
  *   mutex, timed_mutex           Lockable, TimedLockable (try_lock_for, try_lock_until)
  *   shared_mutex, shared_timed_mutex   also SharedLockable (lock_shared, try_lock_shared,
  *                                unlock_shared), SharedTimedLockable (try_lock_shared_for,
@@ -28,8 +29,11 @@
  *       std::unique_lock<fastsync::shared_mutex> w(m);   // write, then
  *       m.downgrade();
  *       std::shared_lock<fastsync::shared_mutex> r(*w.release(), std::adopt_lock);  // read
- *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface;
- *                                max() is FASTSYNC_SEM_VALUE_MAX for every Least
+ *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface, for
+ *                                every Least the standard allows (0 to PTRDIFF_MAX): up to
+ *                                FASTSYNC_SEM_VALUE_MAX (INT_MAX; counting_semaphore<>,
+ *                                binary_semaphore) the C semaphore, max() INT_MAX; above
+ *                                it the wide kind (below), max() PTRDIFF_MAX
  *   condition_variable           with std::unique_lock<fastsync::mutex>;
  *                                notify_all_at_thread_exit(cv, lock)
  *   condition_variable_any       with any BasicLockable (C++20: the stop_token waits too)
@@ -51,8 +55,8 @@
  *                                share barrier<>'s (fastsync_barrier_wait is a phase's
  *                                arrive_and_wait). A phase costs arrive_and_wait two RMWs
  *                                (the last arrival's with a completion too)
- *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
- *                                events, latches (fastsync::latch or fastsync_latch_t: ready
+ *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores
+ *                                (either kind), events, latches (fastsync::latch or fastsync_latch_t: ready
  *                                at 0, not changed) and tickets: the index of the one that won
  *   wait(word, expected), wait_for(word, expected, d), wait_until(word, expected, tp),
  *   wake_one(word), wake_all(word)   fastsync.h's wait on an address (fastsync_wait32, ...)
@@ -75,6 +79,32 @@
  *                                a cancelled f leaves the flag taken: later callers sleep for
  *                                good. Not a cancellation point (as fastsync_once). Once
  *                                done, a call is one acquire load.
+ * The wide counting_semaphore: counting_semaphore<Least> for a Least above INT_MAX
+ * (counting_semaphore<PTRDIFF_MAX>), which exists only where ptrdiff_t has 64 bits (x86-64,
+ * AArch64, 64-bit Windows, ...; where it has 32, every Least fits the C semaphore). 16 bytes,
+ * 8-aligned, standard layout: a C semaphore holding up to INT_MAX of the tokens, on which
+ * waiters sleep by the C protocol, and a 64-bit excess beside it for the rest (the section
+ * before counting_semaphore below has the protocol and its proof). A release is the C post
+ * while the C semaphore has room; beyond it, an RMW on the excess and a move of what fits
+ * into the C semaphore. Each token taken from the C semaphore (acquire, try_acquire, the
+ * timed waits, a wait_any it wins) is followed by a seq_cst fence and a load of the
+ * excess, and while the excess holds tokens by a move of some back (a CAS and a C post):
+ * release + acquire, 24 instructions against counting_semaphore<>'s 20 (callgrind, bench/cxx
+ * --op sem-wide). No native_handle(): there is no single C object (a C caller that took
+ * the C semaphore's tokens would not move the excess in after them). wait_any takes it: its
+ * entry is the C semaphore, and the winner refills after its take. Where its promises differ
+ * from counting_semaphore<>'s: try_acquire, and a timed acquire at its deadline, take from
+ * the excess too when the C semaphore has none, but may find none while another thread's
+ * release or acquire holds tokens in flight between its CAS on the excess and its C post (a
+ * few instructions, unless that thread is preempted there); try_wait_any, and wait_any at
+ * its deadline, look at the C semaphore only, and so may also miss the tokens a release has
+ * put into the excess and not yet moved while it runs: in either case a contending
+ * operation, where the standard lets try_acquire fail (tokens never stay in the excess
+ * beside room in the C semaphore once every release and acquire has returned). And a
+ * release that went into the excess touches the object after its tokens are published (it
+ * moves them), so it must have returned before the semaphore is destroyed
+ * (counting_semaphore<>'s release may be followed at once by the destructor in the thread
+ * it woke).
  * Each constructor makes a process-private object; with the tag fastsync::process_shared
  * (where FASTSYNC_HAS_SHARED: not on Windows nor the POSIX backend, where it does not
  * compile) one that may live in MAP_SHARED memory (placement new) and be used by several
@@ -126,11 +156,11 @@
  * otherwise); unchecked, the call does what the C call does, which changes nothing:
  *   unlock of an unlocked mutex (C: EPERM); a shared mutex's unlock or downgrade when no
  *   thread holds it exclusively, unlock_shared when none holds it shared (EPERM: what the
- *   lock's word can tell, not who holds it); release that would pass
- *   FASTSYNC_SEM_VALUE_MAX (EOVERFLOW) or a negative update; a semaphore built with a value
- *   outside 0..max() (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a
- *   condition variable destroyed while a thread waits on it that no notify released
- *   (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM); a
+ *   lock's word can tell, not who holds it); release that would pass max() (the C post's
+ *   EOVERFLOW; the wide kind: where its excess alone would pass PTRDIFF_MAX) or a negative
+ *   update; a semaphore built with a value outside 0..max() (it starts at 0); a semaphore
+ *   destroyed with a waiter (EBUSY); a condition variable destroyed while a thread waits on
+ *   it that no notify released (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM); a
  *   latch built with a count outside 0..max(), a count_down below 0 (EINVAL), an add past
  *   max() (EOVERFLOW) or from 0 while a wait is still registered (EINVAL), a latch destroyed
  *   with a waiter while the count is above 0 (EBUSY); a barrier built with a count outside
@@ -150,7 +180,7 @@
  * Costs: the uncontended paths are the C calls, inlined: with NDEBUG, the same instructions
  * (callgrind, bench/run: lock + unlock 14, release + acquire 20); with assertions on,
  * unlock adds its check of the C call's EPERM (2 instructions), as a C caller checking it
- * would.
+ * would. (The wide counting_semaphore adds its look at the excess: 24, above.)
  */
 #ifndef FASTSYNC_HPP
 #define FASTSYNC_HPP
@@ -186,6 +216,13 @@
 
 #ifndef FASTSYNC_ASSERT
 #define FASTSYNC_ASSERT(e) assert(e)
+#endif
+
+/* A slow path kept out of line, so that the inlined fast path around its call stays small. */
+#if defined(__GNUC__)
+#define FASTSYNC__NOINLINE __attribute__((noinline))
+#else
+#define FASTSYNC__NOINLINE
 #endif
 
 namespace fastsync {
@@ -522,55 +559,289 @@ class shared_timed_mutex : public shared_mutex {
 
 /* ----------------------------------------------------------------------------------- */
 
-template <std::ptrdiff_t LeastMaxValue = FASTSYNC_SEM_VALUE_MAX> class counting_semaphore {
-    static_assert(LeastMaxValue >= 0 && LeastMaxValue <= FASTSYNC_SEM_VALUE_MAX,
-                  "fastsync::counting_semaphore: LeastMaxValue must be in 0..FASTSYNC_SEM_VALUE_MAX");
+/* counting_semaphore<LeastMaxValue>: std::counting_semaphore's interface, in one of two
+ * kinds that LeastMaxValue chooses (its base class; counting_semaphore adds only the
+ * constructors and the check that LeastMaxValue >= 0).
+ *
+ * LeastMaxValue <= FASTSYNC_SEM_VALUE_MAX (counting_semaphore<>, binary_semaphore): the C
+ * semaphore itself, detail::sem_narrow. max() is FASTSYNC_SEM_VALUE_MAX for each of them.
+ *
+ * LeastMaxValue above it, which only a ptrdiff_t wider than 32 bits can hold: the wide
+ * kind, detail::sem_wide, whose max() is PTRDIFF_MAX. Its counter is two counters:
+ *   T  the tokens of a C semaphore (fastsync_sem_t, 0..M, M = FASTSYNC_SEM_VALUE_MAX), which
+ *      waiters sleep on by the C semaphore's own protocol, untouched;
+ *   E  the excess beside it, a 64-bit atomic: the tokens that did not fit into T.
+ * Every change of either is one RMW, made by one of these steps:
+ *   post   T += n  a release whose n fits (fastsync_sem_post_n)
+ *   take   T -= 1  an acquire, try_acquire, timed acquire or wait_any that gets a token from
+ *                  the C semaphore (fastsync_sem_wait, _trywait, _clockwait, fastsync_wait_any)
+ *   add    E += n  a release whose n does not fit (the C post said EOVERFLOW, or n > M);
+ *                  and a move's give-back (below)
+ *   claim  E -= k  a move takes k tokens out of E, then posts them into T; what finds no
+ *                  room there (T filled meanwhile) it gives back to E by an add
+ *   take_E E -= 1  try_acquire, and a timed acquire whose deadline passed, with T at 0
+ * A take or an add is a dangerous step: it can leave E > 0 with T < M. After each, the
+ * thread refills: it looks (a seq_cst fence, then a load of E), and while E > 0 and
+ * T < M (T read by fastsync_sem_getvalue) it claims k = min(E, M - T) and posts them, as
+ * T has room; a give-back is an add, so it looks again; a move whose k are all posted ends.
+ *
+ * Exact conservation. Each step is one RMW: post and add bring a release's tokens in, take
+ * and take_E hand one out to an acquire, and a claim's k are in flight only until the posts
+ * and the give-back that put the same k back. So initial + released == acquired + T + E +
+ * in flight, always, and nothing is in flight outside a move.
+ *
+ * No lost wakeup (C11 7.17.4, [atomics.fences]: for seq_cst fences X and Y and an atomic
+ * object's modification A sequenced before X and a read B after Y, X before Y in the single
+ * total order S of seq_cst fences makes B read A or a later modification). Claim: whenever no
+ * thread is between a dangerous step and the end of the refill after it, E == 0 or T == M.
+ * Suppose E > 0 and T < M then. Every thread that made dangerous steps refilled after its
+ * last one; let P be the thread whose last look's fence F comes last in S among those. Each
+ * dangerous step A of any thread is sequenced before that thread's last fence, which is F or
+ * precedes F in S, so every read P made after F (its load of E, its claim's CAS, its
+ * fastsync_sem_getvalue) read A or a later modification: in each counter's modification
+ * order only safe steps follow those reads (claims and take_E lower E, posts raise T). So P's
+ * last reads saw E' >= E and T' <= T (the values now). P stopped either because E' == 0 or
+ * T' == M, which makes E == 0 or T == M; or after posting all k = min(E', M - T') tokens of a
+ * claim whose CAS read E', which makes E <= E' - k and T >= T' + k, so again E == 0 or
+ * T == M. Contradiction. A waiter sleeps only while T == 0 (the C protocol), so once the
+ * refills in progress have ended no token waits in E while a waiter sleeps (M >= 1); a
+ * refill in progress posts what it claims, and the C post wakes the waiters registered
+ * in T's word. A refill ends after a bounded number of its own steps, but for RMWs that
+ * fail because another thread's step came first (lock-free).
+ *
+ * Under ThreadSanitizer, which has no fences (gcc refuses them with -Wtsan), a look is an
+ * acq_rel fetch_add(E, 0) instead (fastsync.h's event does the same): of two threads'
+ * looks, the later in E's modification order reads the earlier's value or a later one,
+ * which is in the earlier's release sequence (every change of E is an RMW), and so
+ * synchronizes with it: the later thread's reads see every step the earlier made before its
+ * look. The proof goes through with "last in S" read as "last in E's modification order";
+ * the same pair, in a form TSan checks.
+ *
+ * Orders, each named at its RMW: a release's add (release) pairs with the claim or take_E
+ * (acquire) that takes its tokens out of E; a moved token then goes through the C post's
+ * release CAS to the C take's acquire, so a release happens before the acquire that gets
+ * its token whichever way the token went. The loads that only guess or size (the look's,
+ * getvalue) are relaxed: the CAS that acts reads the counter again, and the look's fence
+ * orders them where the proof needs it.
+ *
+ * What it costs: T and E are 16 bytes (8-aligned); release is the C post while T has room,
+ * and every take is followed by a look (a fence and a load) and, when E > 0, a move. A
+ * release that adds to E goes on to refill: it touches the object after its tokens are
+ * published (the C post's promise that the waiter may free the semaphore at once does not
+ * hold for it). There is no single C object: no native_handle(). */
+namespace detail {
 
+struct sem_probe; /* the tests' white-box look at a wide semaphore's counters */
+
+/* The C semaphore itself: counting_semaphore<N> for N <= FASTSYNC_SEM_VALUE_MAX. */
+class sem_narrow {
   public:
     typedef fastsync_sem_t *native_handle_type;
 
-    /* The most the counter can hold, for every LeastMaxValue (the standard asks only that
-     * max() >= LeastMaxValue): the C semaphore's FASTSYNC_SEM_VALUE_MAX. */
+    /* The most the counter can hold, for every LeastMaxValue of this kind (the standard
+     * asks only that max() >= LeastMaxValue): the C semaphore's FASTSYNC_SEM_VALUE_MAX. */
     static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_SEM_VALUE_MAX; }
 
-    constexpr explicit counting_semaphore(std::ptrdiff_t desired) noexcept
-        : s_{{detail::sem_value(desired, max())}}
-    {
-    }
+    constexpr explicit sem_narrow(std::ptrdiff_t desired) noexcept : s_{{sem_value(desired, max())}} {}
 #if FASTSYNC_HAS_SHARED
-    counting_semaphore(std::ptrdiff_t desired, process_shared_t) noexcept
+    sem_narrow(std::ptrdiff_t desired, process_shared_t) noexcept
     {
-        detail::check(fastsync_sem_init(&s_, static_cast<unsigned>(detail::sem_value(desired, max())),
-                                        FASTSYNC_SHARED));
+        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(desired, max())), FASTSYNC_SHARED));
     }
 #endif
-    ~counting_semaphore() { detail::check(fastsync_sem_destroy(&s_)); }
-    counting_semaphore(const counting_semaphore &) = delete;
-    counting_semaphore &operator=(const counting_semaphore &) = delete;
+    ~sem_narrow() { check(fastsync_sem_destroy(&s_)); }
+    sem_narrow(const sem_narrow &) = delete;
+    sem_narrow &operator=(const sem_narrow &) = delete;
 
     void release(std::ptrdiff_t update = 1) noexcept
     {
         FASTSYNC_ASSERT(update >= 0 && update <= max());
-        detail::check(fastsync_sem_post_n(&s_, static_cast<unsigned>(update)));
+        check(fastsync_sem_post_n(&s_, static_cast<unsigned>(update)));
     }
     void acquire() { (void)fastsync_sem_wait(&s_); }
     bool try_acquire() noexcept { return fastsync_sem_trywait(&s_) == 0; }
     template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
     {
-        return wait_by(detail::after(d)) == 0;
+        return wait_by(after(d)) == 0;
     }
     template <class Clock, class Dur> bool try_acquire_until(const std::chrono::time_point<Clock, Dur> &tp)
     {
-        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wait_by(dl); }) == 0;
+        return wait_until(tp, [this](const deadline &dl) { return wait_by(dl); }) == 0;
     }
     native_handle_type native_handle() noexcept { return &s_; }
 
   private:
-    int wait_by(const detail::deadline &dl)
+    int wait_by(const deadline &dl)
     {
         return dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
     }
+    void after_wait_any() noexcept {} /* wait_any took a token: nothing more to do */
     fastsync_sem_t s_;
+    friend struct entries;
+};
+
+#if PTRDIFF_MAX > FASTSYNC_SEM_VALUE_MAX
+/* The wide kind: counting_semaphore<N> for N > FASTSYNC_SEM_VALUE_MAX (the section above). */
+class sem_wide {
+  public:
+    static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
+
+    constexpr explicit sem_wide(std::ptrdiff_t desired) noexcept
+        : s_{{sem_value(desired < FASTSYNC_SEM_VALUE_MAX ? desired : FASTSYNC_SEM_VALUE_MAX, FASTSYNC_SEM_VALUE_MAX)}}, x_(desired > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(desired - FASTSYNC_SEM_VALUE_MAX) : 0u)
+    {
+    }
+#if FASTSYNC_HAS_SHARED
+    sem_wide(std::ptrdiff_t desired, process_shared_t) noexcept
+    {
+        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(desired < FASTSYNC_SEM_VALUE_MAX ? desired : FASTSYNC_SEM_VALUE_MAX, FASTSYNC_SEM_VALUE_MAX)),
+                                FASTSYNC_SHARED));
+        /* relaxed: no other thread may use the object before the constructor returns (the
+         * caller publishes it, as fastsync_sem_init's) */
+        fastsync__store(&x_, desired > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(desired - FASTSYNC_SEM_VALUE_MAX) : 0u, memory_order_relaxed);
+    }
+#endif
+    ~sem_wide() { check(fastsync_sem_destroy(&s_)); }
+    sem_wide(const sem_wide &) = delete;
+    sem_wide &operator=(const sem_wide &) = delete;
+
+    void release(std::ptrdiff_t update = 1) noexcept
+    {
+        /* post, while T has room (a negative update: the C post's EOVERFLOW, then add()'s
+         * check) */
+        if (update > FASTSYNC_SEM_VALUE_MAX || fastsync_sem_post_n(&s_, static_cast<unsigned>(update)) != 0) add(update);
+    }
+    void acquire()
+    {
+        (void)fastsync_sem_wait(&s_); /* take */
+        after_take();
+    }
+    bool try_acquire() noexcept
+    {
+        if (fastsync_sem_trywait(&s_) != 0) return take_excess();
+        after_take();
+        return true;
+    }
+    template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return wait_by(after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool try_acquire_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return wait_until(tp, [this](const deadline &dl) { return wait_by(dl); }) == 0;
+    }
+
+  private:
+    int wait_by(const deadline &dl)
+    {
+        int r = dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
+        if (r == 0) after_take();
+        else if (take_excess()) r = 0; /* the deadline passed with T at 0: take_E */
+        return r;
+    }
+    void after_wait_any() noexcept { after_take(); } /* wait_any took a token from T */
+
+    /* A look: E, read after a seq_cst fence (the proof's F), or under ThreadSanitizer by an
+     * RMW that changes nothing (the section says why). */
+    std::uint64_t look() noexcept
+    {
+#if FASTSYNC__TSAN
+        /* acq_rel: pairs with the other threads' looks and adds on E (the Dekker pair) */
+        return fastsync__fetch_add(&x_, 0u, memory_order_acq_rel);
+#else
+        /* seq_cst: pairs with the other threads' look fences (the Dekker pair); the load
+         * relaxed: the fence orders it, and the claim's CAS reads E again */
+        fastsync__fence(memory_order_seq_cst);
+        return fastsync__load(&x_, memory_order_relaxed);
+#endif
+    }
+    /* After a take: refill, if E holds tokens. */
+    void after_take() noexcept
+    {
+        if (look() != 0) refill();
+    }
+    /* add: update tokens into E, then refill. */
+    FASTSYNC__NOINLINE void add(std::ptrdiff_t update) noexcept
+    {
+        FASTSYNC_ASSERT(update >= 0);
+        if (update <= 0) return;
+        /* release: pairs with the acquire of the claim or take_E that takes these tokens */
+        std::uint64_t old = fastsync__fetch_add(&x_, static_cast<std::uint64_t>(update), memory_order_release);
+        FASTSYNC_ASSERT(old + static_cast<std::uint64_t>(update) <= static_cast<std::uint64_t>(max()));
+        (void)old;
+        if (look() != 0) refill();
+    }
+    /* A refill after a look that saw E > 0: move tokens from E into T while T has room. */
+    FASTSYNC__NOINLINE void refill() noexcept
+    {
+        /* relaxed: a guess for the claim's CAS, which reads E again (after the look's fence) */
+        std::uint64_t e = fastsync__load(&x_, memory_order_relaxed);
+        while (e != 0) {
+            std::uint64_t t = fastsync_sem_getvalue(&s_); /* relaxed (its own): sizes the claim */
+            if (t >= static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX)) return;
+            std::uint64_t k = static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - t;
+            if (k > e) k = e;
+            /* claim. acquire: pairs with the release of the adds whose tokens these are;
+             * failure relaxed: e is the next guess */
+            if (!fastsync__cas_weak(&x_, &e, e - k, memory_order_acquire, memory_order_relaxed)) continue;
+            k = put(k);
+            if (k == 0) return; /* all posted: the move ends */
+            /* give-back (an add). release: pairs with the acquire of the claim or take_E that
+             * takes these tokens (they came from adds: the chain of release sequences) */
+            fastsync__fetch_add(&x_, k, memory_order_release);
+            e = look();
+        }
+    }
+    /* Posts k claimed tokens into T, in pieces as it has room; returns those that found none. */
+    std::uint64_t put(std::uint64_t k) noexcept
+    {
+        while (k != 0) {
+            std::uint64_t room = static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - fastsync_sem_getvalue(&s_);
+            if (room == 0) break;
+            unsigned n = static_cast<unsigned>(k < room ? k : room);
+            if (fastsync_sem_post_n(&s_, n) == 0) k -= n; /* else T rose meanwhile: size again */
+        }
+        return k;
+    }
+    /* take_E: one token out of E, if it has one. */
+    bool take_excess() noexcept
+    {
+        /* relaxed: a guess for the CAS */
+        std::uint64_t e = fastsync__load(&x_, memory_order_relaxed);
+        while (e != 0) {
+            /* acquire: pairs with the release of the add that brought the token into E;
+             * failure relaxed: e is the next guess */
+            if (fastsync__cas_weak(&x_, &e, e - 1, memory_order_acquire, memory_order_relaxed)) return true;
+        }
+        return false;
+    }
+
+    fastsync_sem_t s_;
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(std::uint64_t) x_;
+    friend struct entries;
+    friend struct sem_probe;
+};
+
+template <std::ptrdiff_t N> struct sem_kind {
+    typedef typename std::conditional<(N > FASTSYNC_SEM_VALUE_MAX), sem_wide, sem_narrow>::type type;
+};
+#else
+template <std::ptrdiff_t N> struct sem_kind {
+    typedef sem_narrow type;
+};
+#endif
+
+} // namespace detail
+
+template <std::ptrdiff_t LeastMaxValue = FASTSYNC_SEM_VALUE_MAX>
+class counting_semaphore : public detail::sem_kind<LeastMaxValue>::type {
+    static_assert(LeastMaxValue >= 0, "fastsync::counting_semaphore: LeastMaxValue must be >= 0");
+    typedef typename detail::sem_kind<LeastMaxValue>::type kind;
+
+  public:
+    constexpr explicit counting_semaphore(std::ptrdiff_t desired) noexcept : kind(desired) {}
+#if FASTSYNC_HAS_SHARED
+    counting_semaphore(std::ptrdiff_t desired, process_shared_t tag) noexcept : kind(desired, tag) {}
+#endif
 };
 
 typedef counting_semaphore<1> binary_semaphore;
@@ -1334,9 +1605,10 @@ namespace detail {
 /* wait_any's list, made from its arguments; after the wait, a ticket that won is marked
  * deregistered. */
 struct entries {
+    /* a semaphore of either kind: its C semaphore (the wide kind's T) */
     template <std::ptrdiff_t N> static fastsync_wait_entry_t of(counting_semaphore<N> &s) noexcept
     {
-        return fastsync_wait_sem(s.native_handle());
+        return fastsync_wait_sem(&s.s_);
     }
     static fastsync_wait_entry_t of(event &e) noexcept { return fastsync_wait_event(e.native_handle()); }
     static fastsync_wait_entry_t of(latch &l) noexcept { return fastsync_wait_latch(l.native_handle()); }
@@ -1347,6 +1619,11 @@ struct entries {
         return fastsync_wait_ticket(t.c_, &t.t_);
     }
     template <class T> static void won(T &, unsigned, unsigned) noexcept {}
+    /* a semaphore whose token the wait took (the wide kind refills after its take) */
+    template <std::ptrdiff_t N> static void won(counting_semaphore<N> &s, unsigned i, unsigned winner) noexcept
+    {
+        if (i == winner) s.after_wait_any();
+    }
     static void won(ticket &t, unsigned i, unsigned winner) noexcept
     {
         if (i == winner) t.registered_ = false;
