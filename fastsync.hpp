@@ -56,8 +56,9 @@
  *                                arrive_and_wait). A phase costs arrive_and_wait two RMWs
  *                                (the last arrival's with a completion too)
  *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores
- *                                (either kind), events, latches (fastsync::latch or fastsync_latch_t: ready
- *                                at 0, not changed) and tickets: the index of the one that won
+ *                                (either kind), events, latches (fastsync::latch or
+ *                                fastsync_latch_t: ready at 0, not changed) and tickets: the
+ *                                index of the one that won
  *   wait(word, expected), wait_for(word, expected, d), wait_until(word, expected, tp),
  *   wake_one(word), wake_all(word)   fastsync.h's wait on an address (fastsync_wait32, ...)
  *                                on a std::atomic<std::uint32_t>, C's fastsync_word32_t:
@@ -160,13 +161,13 @@
  *   EOVERFLOW; the wide kind: where its excess alone would pass PTRDIFF_MAX) or a negative
  *   update; a semaphore built with a value outside 0..max() (it starts at 0); a semaphore
  *   destroyed with a waiter (EBUSY); a condition variable destroyed while a thread waits on
- *   it that no notify released (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM); a
- *   latch built with a count outside 0..max(), a count_down below 0 (EINVAL), an add past
- *   max() (EOVERFLOW) or from 0 while a wait is still registered (EINVAL), a latch destroyed
- *   with a waiter while the count is above 0 (EBUSY); a barrier built with a count outside
- *   0..max(), an arrive(update) with update 0 or above what the phase still needs, an
- *   arrive_and_drop when it needs none (EINVAL), or destroyed while a thread is blocked
- *   in a phase (after a second, EBUSY).
+ *   it that no notify released (EBUSY), or a wait with a std::unique_lock that does not own
+ *   its mutex (EPERM); a latch built with a count outside 0..max(), a count_down below 0
+ *   (EINVAL), an add past max() (EOVERFLOW) or from 0 while a wait is still registered
+ *   (EINVAL), a latch destroyed with a waiter while the count is above 0 (EBUSY); a barrier
+ *   built with a count outside 0..max(), an arrive(update) with update 0 or above what the
+ *   phase still needs, an arrive_and_drop when it needs none (EINVAL), or destroyed while a
+ *   thread is blocked in a phase (after a second, EBUSY).
  * A mutex's and a shared mutex's destructors are trivial (the C objects need no destroy):
  * destroying a locked one is not diagnosed. A condition variable may be destroyed as soon
  * as notify_all returns: its destructor waits until the waiters it released have left (the
@@ -687,17 +688,17 @@ class sem_wide {
     static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
 
     constexpr explicit sem_wide(std::ptrdiff_t desired) noexcept
-        : s_{{sem_value(desired < FASTSYNC_SEM_VALUE_MAX ? desired : FASTSYNC_SEM_VALUE_MAX, FASTSYNC_SEM_VALUE_MAX)}}, x_(desired > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(desired - FASTSYNC_SEM_VALUE_MAX) : 0u)
+        : s_{{sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)}}, x_(in_excess(desired))
     {
     }
 #if FASTSYNC_HAS_SHARED
     sem_wide(std::ptrdiff_t desired, process_shared_t) noexcept
     {
-        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(desired < FASTSYNC_SEM_VALUE_MAX ? desired : FASTSYNC_SEM_VALUE_MAX, FASTSYNC_SEM_VALUE_MAX)),
+        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)),
                                 FASTSYNC_SHARED));
         /* relaxed: no other thread may use the object before the constructor returns (the
          * caller publishes it, as fastsync_sem_init's) */
-        fastsync__store(&x_, desired > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(desired - FASTSYNC_SEM_VALUE_MAX) : 0u, memory_order_relaxed);
+        fastsync__store(&x_, in_excess(desired), memory_order_relaxed);
     }
 #endif
     ~sem_wide() { check(fastsync_sem_destroy(&s_)); }
@@ -708,7 +709,8 @@ class sem_wide {
     {
         /* post, while T has room (a negative update: the C post's EOVERFLOW, then add()'s
          * check) */
-        if (update > FASTSYNC_SEM_VALUE_MAX || fastsync_sem_post_n(&s_, static_cast<unsigned>(update)) != 0) add(update);
+        if (update > FASTSYNC_SEM_VALUE_MAX || fastsync_sem_post_n(&s_, static_cast<unsigned>(update)) != 0)
+            add(update);
     }
     void acquire()
     {
@@ -731,6 +733,21 @@ class sem_wide {
     }
 
   private:
+    /* An initial value's two parts: what the C semaphore holds, and the excess. */
+    static constexpr std::ptrdiff_t in_c(std::ptrdiff_t v) noexcept
+    {
+        return v < FASTSYNC_SEM_VALUE_MAX ? v : FASTSYNC_SEM_VALUE_MAX;
+    }
+    static constexpr std::uint64_t in_excess(std::ptrdiff_t v) noexcept
+    {
+        return v > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(v - FASTSYNC_SEM_VALUE_MAX) : 0u;
+    }
+    /* The room left in the C semaphore (M - T). */
+    std::uint64_t room() const noexcept
+    {
+        return static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - fastsync_sem_getvalue(&s_);
+    }
+
     int wait_by(const deadline &dl)
     {
         int r = dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
@@ -776,9 +793,10 @@ class sem_wide {
         /* relaxed: a guess for the claim's CAS, which reads E again (after the look's fence) */
         std::uint64_t e = fastsync__load(&x_, memory_order_relaxed);
         while (e != 0) {
-            std::uint64_t t = fastsync_sem_getvalue(&s_); /* relaxed (its own): sizes the claim */
-            if (t >= static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX)) return;
-            std::uint64_t k = static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - t;
+            /* M - T, T by getvalue's relaxed load: after the look's fence, which orders it
+             * (the proof's T'); the claim's k, no more than T has room for */
+            std::uint64_t k = room();
+            if (k == 0) return;
             if (k > e) k = e;
             /* claim. acquire: pairs with the release of the adds whose tokens these are;
              * failure relaxed: e is the next guess */
@@ -795,9 +813,9 @@ class sem_wide {
     std::uint64_t put(std::uint64_t k) noexcept
     {
         while (k != 0) {
-            std::uint64_t room = static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - fastsync_sem_getvalue(&s_);
-            if (room == 0) break;
-            unsigned n = static_cast<unsigned>(k < room ? k : room);
+            std::uint64_t r = room();
+            if (r == 0) break;
+            unsigned n = static_cast<unsigned>(k < r ? k : r);
             if (fastsync_sem_post_n(&s_, n) == 0) k -= n; /* else T rose meanwhile: size again */
         }
         return k;
