@@ -219,13 +219,6 @@
 #define FASTSYNC_ASSERT(e) assert(e)
 #endif
 
-/* A slow path kept out of line, so that the inlined fast path around its call stays small. */
-#if defined(__GNUC__)
-#define FASTSYNC__NOINLINE __attribute__((noinline))
-#else
-#define FASTSYNC__NOINLINE
-#endif
-
 namespace fastsync {
 
 class ticket;
@@ -568,68 +561,20 @@ class shared_timed_mutex : public shared_mutex {
  * semaphore itself, detail::sem_narrow. max() is FASTSYNC_SEM_VALUE_MAX for each of them.
  *
  * LeastMaxValue above it, which only a ptrdiff_t wider than 32 bits can hold: the wide
- * kind, detail::sem_wide, whose max() is PTRDIFF_MAX. Its counter is two counters:
- *   T  the tokens of a C semaphore (fastsync_sem_t, 0..M, M = FASTSYNC_SEM_VALUE_MAX), which
- *      waiters sleep on by the C semaphore's own protocol, untouched;
- *   E  the excess beside it, a 64-bit atomic: the tokens that did not fit into T.
- * Every change of either is one RMW, made by one of these steps:
- *   post   T += n  a release whose n fits (fastsync_sem_post_n)
- *   take   T -= 1  an acquire, try_acquire, timed acquire or wait_any that gets a token from
- *                  the C semaphore (fastsync_sem_wait, _trywait, _clockwait, fastsync_wait_any)
- *   add    E += n  a release whose n does not fit (the C post said EOVERFLOW, or n > M);
- *                  and a move's give-back (below)
- *   claim  E -= k  a move takes k tokens out of E, then posts them into T; what finds no
- *                  room there (T filled meanwhile) it gives back to E by an add
- *   take_E E -= 1  try_acquire, and a timed acquire whose deadline passed, with T at 0
- * A take or an add is a dangerous step: it can leave E > 0 with T < M. After each, the
- * thread refills: it looks (a seq_cst fence, then a load of E), and while E > 0 and
- * T < M (T read by fastsync_sem_getvalue) it claims k = min(E, M - T) and posts them, as
- * T has room; a give-back is an add, so it looks again; a move whose k are all posted ends.
+ * kind, detail::sem_wide, whose max() is PTRDIFF_MAX: a thin wrapper over fastsync.h's
+ * internal struct fastsync__semw and its fastsync__semw_* functions (the section "Wide
+ * semaphore" there: the protocol, its proof of exact conservation and no lost wakeup, the
+ * orders, and the GenMC harnesses that check it). Its counter is two counters: T, the
+ * tokens of a C semaphore (up to FASTSYNC_SEM_VALUE_MAX), which waiters sleep on by the C
+ * semaphore's own protocol, and E, a 64-bit excess beside it: the tokens that did not fit
+ * into T. After every take from T and every add to E the thread looks at E (a seq_cst
+ * fence, then a load) and moves tokens from E into T while T has room.
  *
- * Exact conservation. Each step is one RMW: post and add bring a release's tokens in, take
- * and take_E hand one out to an acquire, and a claim's k are in flight only until the posts
- * and the give-back that put the same k back. So initial + released == acquired + T + E +
- * in flight, always, and nothing is in flight outside a move.
- *
- * No lost wakeup (C11 7.17.4, [atomics.fences]: for seq_cst fences X and Y and an atomic
- * object's modification A sequenced before X and a read B after Y, X before Y in the single
- * total order S of seq_cst fences makes B read A or a later modification). Claim: whenever no
- * thread is between a dangerous step and the end of the refill after it, E == 0 or T == M.
- * Suppose E > 0 and T < M then. Every thread that made dangerous steps refilled after its
- * last one; let P be the thread whose last look's fence F comes last in S among those. Each
- * dangerous step A of any thread is sequenced before that thread's last fence, which is F or
- * precedes F in S, so every read P made after F (its load of E, its claim's CAS, its
- * fastsync_sem_getvalue) read A or a later modification: in each counter's modification
- * order only safe steps follow those reads (claims and take_E lower E, posts raise T). So P's
- * last reads saw E' >= E and T' <= T (the values now). P stopped either because E' == 0 or
- * T' == M, which makes E == 0 or T == M; or after posting all k = min(E', M - T') tokens of a
- * claim whose CAS read E', which makes E <= E' - k and T >= T' + k, so again E == 0 or
- * T == M. Contradiction. A waiter sleeps only while T == 0 (the C protocol), so once the
- * refills in progress have ended no token waits in E while a waiter sleeps (M >= 1); a
- * refill in progress posts what it claims, and the C post wakes the waiters registered
- * in T's word. A refill ends after a bounded number of its own steps, but for RMWs that
- * fail because another thread's step came first (lock-free).
- *
- * Under ThreadSanitizer, which has no fences (gcc refuses them with -Wtsan), a look is an
- * acq_rel fetch_add(E, 0) instead (fastsync.h's event does the same): of two threads'
- * looks, the later in E's modification order reads the earlier's value or a later one,
- * which is in the earlier's release sequence (every change of E is an RMW), and so
- * synchronizes with it: the later thread's reads see every step the earlier made before its
- * look. The proof goes through with "last in S" read as "last in E's modification order";
- * the same pair, in a form TSan checks.
- *
- * Orders, each named at its RMW: a release's add (release) pairs with the claim or take_E
- * (acquire) that takes its tokens out of E; a moved token then goes through the C post's
- * release CAS to the C take's acquire, so a release happens before the acquire that gets
- * its token whichever way the token went. The loads that only guess or size (the look's,
- * getvalue) are relaxed: the CAS that acts reads the counter again, and the look's fence
- * orders them where the proof needs it.
- *
- * What it costs: T and E are 16 bytes (8-aligned); release is the C post while T has room,
- * and every take is followed by a look (a fence and a load) and, when E > 0, a move. A
- * release that adds to E goes on to refill: it touches the object after its tokens are
- * published (the C post's promise that the waiter may free the semaphore at once does not
- * hold for it). There is no single C object: no native_handle(). */
+ * What it costs: 16 bytes (8-aligned); release is the C post while T has room, and every
+ * take is followed by a look (a fence and a load) and, when E > 0, a move. A release that
+ * adds to E goes on to refill: it touches the object after its tokens are published (the C
+ * post's promise that the waiter may free the semaphore at once does not hold for it).
+ * There is no single C object: no native_handle(). */
 namespace detail {
 
 struct sem_probe; /* the tests' white-box look at a wide semaphore's counters */
@@ -676,6 +621,7 @@ class sem_narrow {
     {
         return dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
     }
+    fastsync_sem_t *c_sem() noexcept { return &s_; } /* wait_any's entry */
     void after_wait_any() noexcept {} /* wait_any took a token: nothing more to do */
     fastsync_sem_t s_;
     friend struct entries;
@@ -688,41 +634,29 @@ class sem_wide {
     static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
 
     constexpr explicit sem_wide(std::ptrdiff_t desired) noexcept
-        : s_{{sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)}}, x_(in_excess(desired))
+        : w_{{{sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)}}, {in_excess(desired)}}
     {
     }
 #if FASTSYNC_HAS_SHARED
     sem_wide(std::ptrdiff_t desired, process_shared_t) noexcept
     {
-        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)),
-                                FASTSYNC_SHARED));
-        /* relaxed: no other thread may use the object before the constructor returns (the
-         * caller publishes it, as fastsync_sem_init's) */
-        fastsync__store(&x_, in_excess(desired), memory_order_relaxed);
+        check(fastsync__semw_init(&w_, sem_value(desired, max()), FASTSYNC_SHARED));
     }
 #endif
-    ~sem_wide() { check(fastsync_sem_destroy(&s_)); }
+    ~sem_wide() { check(fastsync_sem_destroy(&w_.t)); }
     sem_wide(const sem_wide &) = delete;
     sem_wide &operator=(const sem_wide &) = delete;
 
     void release(std::ptrdiff_t update = 1) noexcept
     {
-        /* post, while T has room (a negative update: the C post's EOVERFLOW, then add()'s
-         * check) */
-        if (update > FASTSYNC_SEM_VALUE_MAX || fastsync_sem_post_n(&s_, static_cast<unsigned>(update)) != 0)
-            add(update);
+        FASTSYNC_ASSERT(update >= 0);
+        if (update <= 0) return; /* a negative update (assertions off): nothing */
+        std::uint64_t old = fastsync__semw_post_n(&w_, static_cast<std::uint64_t>(update));
+        FASTSYNC_ASSERT(old + static_cast<std::uint64_t>(update) <= static_cast<std::uint64_t>(max()));
+        (void)old;
     }
-    void acquire()
-    {
-        (void)fastsync_sem_wait(&s_); /* take */
-        after_take();
-    }
-    bool try_acquire() noexcept
-    {
-        if (fastsync_sem_trywait(&s_) != 0) return take_excess();
-        after_take();
-        return true;
-    }
+    void acquire() { fastsync__semw_wait(&w_); }
+    bool try_acquire() noexcept { return fastsync__semw_trywait(&w_) == 0; }
     template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
     {
         return wait_by(after(d)) == 0;
@@ -733,7 +667,8 @@ class sem_wide {
     }
 
   private:
-    /* An initial value's two parts: what the C semaphore holds, and the excess. */
+    /* An initial value's two parts: what the C semaphore holds, and the excess (as
+     * fastsync__semw_init, here constexpr: a constant initializer). */
     static constexpr std::ptrdiff_t in_c(std::ptrdiff_t v) noexcept
     {
         return v < FASTSYNC_SEM_VALUE_MAX ? v : FASTSYNC_SEM_VALUE_MAX;
@@ -742,99 +677,16 @@ class sem_wide {
     {
         return v > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(v - FASTSYNC_SEM_VALUE_MAX) : 0u;
     }
-    /* The room left in the C semaphore (M - T). */
-    std::uint64_t room() const noexcept
-    {
-        return static_cast<std::uint64_t>(FASTSYNC_SEM_VALUE_MAX) - fastsync_sem_getvalue(&s_);
-    }
 
     int wait_by(const deadline &dl)
     {
-        int r = dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
-        if (r == 0) after_take();
-        else if (take_excess()) r = 0; /* the deadline passed with T at 0: take_E */
-        return r;
+        return fastsync__semw_waited(&w_, dl.finite ? fastsync_sem_clockwait(&w_.t, dl.clock, &dl.ts)
+                                                    : fastsync_sem_wait(&w_.t));
     }
-    void after_wait_any() noexcept { after_take(); } /* wait_any took a token from T */
+    fastsync_sem_t *c_sem() noexcept { return &w_.t; } /* wait_any's entry: T */
+    void after_wait_any() noexcept { fastsync__semw_after_take(&w_); } /* wait_any took a token from T */
 
-    /* A look: E, read after a seq_cst fence (the proof's F), or under ThreadSanitizer by an
-     * RMW that changes nothing (the section says why). */
-    std::uint64_t look() noexcept
-    {
-#if FASTSYNC__TSAN
-        /* acq_rel: pairs with the other threads' looks and adds on E (the Dekker pair) */
-        return fastsync__fetch_add(&x_, 0u, memory_order_acq_rel);
-#else
-        /* seq_cst: pairs with the other threads' look fences (the Dekker pair); the load
-         * relaxed: the fence orders it, and the claim's CAS reads E again */
-        fastsync__fence(memory_order_seq_cst);
-        return fastsync__load(&x_, memory_order_relaxed);
-#endif
-    }
-    /* After a take: refill, if E holds tokens. */
-    void after_take() noexcept
-    {
-        if (look() != 0) refill();
-    }
-    /* add: update tokens into E, then refill. */
-    FASTSYNC__NOINLINE void add(std::ptrdiff_t update) noexcept
-    {
-        FASTSYNC_ASSERT(update >= 0);
-        if (update <= 0) return;
-        /* release: pairs with the acquire of the claim or take_E that takes these tokens */
-        std::uint64_t old = fastsync__fetch_add(&x_, static_cast<std::uint64_t>(update), memory_order_release);
-        FASTSYNC_ASSERT(old + static_cast<std::uint64_t>(update) <= static_cast<std::uint64_t>(max()));
-        (void)old;
-        if (look() != 0) refill();
-    }
-    /* A refill after a look that saw E > 0: move tokens from E into T while T has room. */
-    FASTSYNC__NOINLINE void refill() noexcept
-    {
-        /* relaxed: a guess for the claim's CAS, which reads E again (after the look's fence) */
-        std::uint64_t e = fastsync__load(&x_, memory_order_relaxed);
-        while (e != 0) {
-            /* M - T, T by getvalue's relaxed load: after the look's fence, which orders it
-             * (the proof's T'); the claim's k, no more than T has room for */
-            std::uint64_t k = room();
-            if (k == 0) return;
-            if (k > e) k = e;
-            /* claim. acquire: pairs with the release of the adds whose tokens these are;
-             * failure relaxed: e is the next guess */
-            if (!fastsync__cas_weak(&x_, &e, e - k, memory_order_acquire, memory_order_relaxed)) continue;
-            k = put(k);
-            if (k == 0) return; /* all posted: the move ends */
-            /* give-back (an add). release: pairs with the acquire of the claim or take_E that
-             * takes these tokens (they came from adds: the chain of release sequences) */
-            fastsync__fetch_add(&x_, k, memory_order_release);
-            e = look();
-        }
-    }
-    /* Posts k claimed tokens into T, in pieces as it has room; returns those that found none. */
-    std::uint64_t put(std::uint64_t k) noexcept
-    {
-        while (k != 0) {
-            std::uint64_t r = room();
-            if (r == 0) break;
-            unsigned n = static_cast<unsigned>(k < r ? k : r);
-            if (fastsync_sem_post_n(&s_, n) == 0) k -= n; /* else T rose meanwhile: size again */
-        }
-        return k;
-    }
-    /* take_E: one token out of E, if it has one. */
-    bool take_excess() noexcept
-    {
-        /* relaxed: a guess for the CAS */
-        std::uint64_t e = fastsync__load(&x_, memory_order_relaxed);
-        while (e != 0) {
-            /* acquire: pairs with the release of the add that brought the token into E;
-             * failure relaxed: e is the next guess */
-            if (fastsync__cas_weak(&x_, &e, e - 1, memory_order_acquire, memory_order_relaxed)) return true;
-        }
-        return false;
-    }
-
-    fastsync_sem_t s_;
-    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(std::uint64_t) x_;
+    struct fastsync__semw w_;
     friend struct entries;
     friend struct sem_probe;
 };
@@ -1626,7 +1478,7 @@ struct entries {
     /* a semaphore of either kind: its C semaphore (the wide kind's T) */
     template <std::ptrdiff_t N> static fastsync_wait_entry_t of(counting_semaphore<N> &s) noexcept
     {
-        return fastsync_wait_sem(&s.s_);
+        return fastsync_wait_sem(s.c_sem());
     }
     static fastsync_wait_entry_t of(event &e) noexcept { return fastsync_wait_event(e.native_handle()); }
     static fastsync_wait_entry_t of(latch &l) noexcept { return fastsync_wait_latch(l.native_handle()); }

@@ -17,21 +17,21 @@ namespace detail {
 // object; what the test concludes is ordered by its own synchronization (joins).
 struct sem_probe {
     // T: the tokens of the C semaphore
-    static std::uint64_t tokens(const sem_wide &s) { return fastsync_sem_getvalue(&s.s_); }
+    static std::uint64_t tokens(const sem_wide &s) { return fastsync_sem_getvalue(&s.w_.t); }
     // E: the excess
-    static std::uint64_t excess(const sem_wide &s) { return fastsync__load(&s.x_, memory_order_relaxed); }
+    static std::uint64_t excess(const sem_wide &s) { return fastsync__load(&s.w_.e, memory_order_relaxed); }
     // the waiters registered in the C semaphore's word
     static unsigned waiters(const sem_wide &s)
     {
-        return fastsync__sem_waiters(fastsync__load(&s.s_.state, memory_order_relaxed));
+        return fastsync__sem_waiters(fastsync__load(&s.w_.t.state, memory_order_relaxed));
     }
     // T and E overwritten (the waiter count and the shared bit kept)
     static void force(sem_wide &s, std::uint32_t tokens, std::uint64_t excess)
     {
-        std::uint64_t w = fastsync__load(&s.s_.state, memory_order_relaxed);
-        fastsync__store(&s.s_.state, (w & ~static_cast<std::uint64_t>(FASTSYNC__SEM_TOKENS)) | tokens,
+        std::uint64_t w = fastsync__load(&s.w_.t.state, memory_order_relaxed);
+        fastsync__store(&s.w_.t.state, (w & ~static_cast<std::uint64_t>(FASTSYNC__SEM_TOKENS)) | tokens,
                         memory_order_relaxed);
-        fastsync__store(&s.x_, excess, memory_order_relaxed);
+        fastsync__store(&s.w_.e, excess, memory_order_relaxed);
     }
 };
 } // namespace detail
