@@ -2160,6 +2160,12 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
  * refill in progress posts what it claims, and the C post wakes the waiters registered
  * in T's word. A refill ends after a bounded number of its own steps, but for RMWs that
  * fail because another thread's step came first (lock-free).
+ * Each of the three looks' fences is needed: a look after a take, after an add and after a
+ * give-back is one side of a store-buffering pair (take T, then read E; add E, then read
+ * T), and with either side's fence weakened to acq_rel both reads may miss the other's
+ * step. GenMC shows each (test/genmc: semw_genmc.c and semw_give_back_genmc.c at the real
+ * M, a token left in E beside room in T; semw_wait_genmc.c with M lowered to 2, a waiter
+ * asleep on T at 0 beside a token in E).
  *
  * Under ThreadSanitizer, which has no fences (gcc refuses them with -Wtsan), a look is an
  * acq_rel fetch_add(E, 0) instead (the event does the same): of two threads' looks, the
