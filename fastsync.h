@@ -2233,6 +2233,227 @@ FASTSYNC_API unsigned fastsync_sem_getvalue(const fastsync_sem_t *s)
 }
 
 /* ======================================================================================
+ * Wide semaphore (internal: fastsync.hpp's counting_semaphore<N> for N above
+ * FASTSYNC_SEM_VALUE_MAX, whose max() is PTRDIFF_MAX; C and C++ alike, so that the GenMC
+ * harnesses in test/genmc check this code)
+ *
+ * Its counter is two counters, struct fastsync__semw:
+ *   T  the tokens of a C semaphore (fastsync_sem_t, 0..M, M = FASTSYNC_SEM_VALUE_MAX), which
+ *      waiters sleep on by the C semaphore's own protocol, untouched;
+ *   E  the excess beside it, a 64-bit atomic: the tokens that did not fit into T.
+ * Every change of either is one RMW, made by one of these steps:
+ *   post   T += n  a release whose n fits (fastsync_sem_post_n)
+ *   take   T -= 1  an acquire, try_acquire, timed acquire or wait_any that gets a token from
+ *                  the C semaphore (fastsync_sem_wait, _trywait, _clockwait, fastsync_wait_any)
+ *   add    E += n  a release whose n does not fit (the C post said EOVERFLOW, or n > M);
+ *                  and a move's give-back (below)
+ *   claim  E -= k  a move takes k tokens out of E, then posts them into T; what finds no
+ *                  room there (T filled meanwhile) it gives back to E by an add
+ *   take_E E -= 1  try_acquire, and a timed acquire whose deadline passed, with T at 0
+ * A take or an add is a dangerous step: it can leave E > 0 with T < M. After each, the
+ * thread refills: it looks (a seq_cst fence, then a load of E), and while E > 0 and
+ * T < M (T read by fastsync_sem_getvalue) it claims k = min(E, M - T) and posts them, as
+ * T has room; a give-back is an add, so it looks again; a move whose k are all posted ends.
+ *
+ * Exact conservation. Each step is one RMW: post and add bring a release's tokens in, take
+ * and take_E hand one out to an acquire, and a claim's k are in flight only until the posts
+ * and the give-back that put the same k back. So initial + released == acquired + T + E +
+ * in flight, always, and nothing is in flight outside a move.
+ *
+ * No lost wakeup (C11 7.17.4, [atomics.fences]: for seq_cst fences X and Y and an atomic
+ * object's modification A sequenced before X and a read B after Y, X before Y in the single
+ * total order S of seq_cst fences makes B read A or a later modification). Claim: whenever no
+ * thread is between a dangerous step and the end of the refill after it, E == 0 or T == M.
+ * Suppose E > 0 and T < M then. Every thread that made dangerous steps refilled after its
+ * last one; let P be the thread whose last look's fence F comes last in S among those. Each
+ * dangerous step A of any thread is sequenced before that thread's last fence, which is F or
+ * precedes F in S, so every read P made after F (its load of E, its claim's CAS, its
+ * fastsync_sem_getvalue) read A or a later modification: in each counter's modification
+ * order only safe steps follow those reads (claims and take_E lower E, posts raise T). So P's
+ * last reads saw E' >= E and T' <= T (the values now). P stopped either because E' == 0 or
+ * T' == M, which makes E == 0 or T == M; or after posting all k = min(E', M - T') tokens of a
+ * claim whose CAS read E', which makes E <= E' - k and T >= T' + k, so again E == 0 or
+ * T == M. Contradiction. A waiter sleeps only while T == 0 (the C protocol), so once the
+ * refills in progress have ended no token waits in E while a waiter sleeps (M >= 1); a
+ * refill in progress posts what it claims, and the C post wakes the waiters registered
+ * in T's word. A refill ends after a bounded number of its own steps, but for RMWs that
+ * fail because another thread's step came first (lock-free).
+ * Each of the three looks' fences is needed: a look after a take, after an add and after a
+ * give-back is one side of a store-buffering pair (take T, then read E; add E, then read
+ * T), and with either side's fence weakened to acq_rel both reads may miss the other's
+ * step. GenMC shows each (test/genmc: semw_genmc.c and semw_give_back_genmc.c at the real
+ * M, a token left in E beside room in T; semw_wait_genmc.c with M lowered to 2, a waiter
+ * asleep on T at 0 beside a token in E).
+ *
+ * Under ThreadSanitizer, which has no fences (gcc refuses them with -Wtsan), a look is an
+ * acq_rel fetch_add(E, 0) instead (the event does the same): of two threads' looks, the
+ * later in E's modification order reads the earlier's value or a later one, which is in the
+ * earlier's release sequence (every change of E is an RMW), and so synchronizes with it:
+ * the later thread's reads see every step the earlier made before its look. The proof goes
+ * through with "last in S" read as "last in E's modification order"; the same pair, in a
+ * form TSan checks.
+ *
+ * Orders, each named at its RMW: a release's add (release) pairs with the claim or take_E
+ * (acquire) that takes its tokens out of E; a moved token then goes through the C post's
+ * release CAS to the C take's acquire, so a release happens before the acquire that gets
+ * its token whichever way the token went. The loads that only guess or size (the look's,
+ * getvalue) are relaxed: the CAS that acts reads the counter again, and the look's fence
+ * orders them where the proof needs it.
+ *
+ * What it costs: T and E are 16 bytes (8-aligned); release is the C post while T has room,
+ * and every take is followed by a look (a fence and a load) and, when E > 0, a move. A
+ * release that adds to E goes on to refill: it touches the object after its tokens are
+ * published (the C post's promise that the waiter may free the semaphore at once does not
+ * hold for it).
+ * ====================================================================================== */
+
+#if defined(__SANITIZE_THREAD__)
+#define FASTSYNC__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FASTSYNC__TSAN 1
+#endif
+#endif
+#ifndef FASTSYNC__TSAN
+#define FASTSYNC__TSAN 0
+#endif
+
+struct fastsync__semw {
+    fastsync_sem_t t;                                /* T: the C semaphore */
+    FASTSYNC__ALIGN8 FASTSYNC__ATOMIC(uint64_t) e;   /* E: the excess */
+};
+
+/* An initial value v: min(v, M) in T, the rest in E. Returns fastsync_sem_init's result. */
+FASTSYNC_API int fastsync__semw_init(struct fastsync__semw *w, uint64_t v, int flags)
+{
+    uint64_t in_t = v < (uint64_t)FASTSYNC_SEM_VALUE_MAX ? v : (uint64_t)FASTSYNC_SEM_VALUE_MAX;
+    int r = fastsync_sem_init(&w->t, (unsigned)in_t, flags);
+    /* relaxed: no other thread may use the object before init returns (the caller publishes
+     * it, as fastsync_sem_init's) */
+    if (r == 0) fastsync__store(&w->e, v - in_t, memory_order_relaxed);
+    return r;
+}
+
+/* The room left in T (M - T). */
+FASTSYNC_API uint64_t fastsync__semw_room(const struct fastsync__semw *w)
+{
+    return (uint64_t)FASTSYNC_SEM_VALUE_MAX - fastsync_sem_getvalue(&w->t);
+}
+
+/* A look: E, read after a seq_cst fence (the proof's F), or under ThreadSanitizer by an RMW
+ * that changes nothing (the section says why). */
+FASTSYNC_API uint64_t fastsync__semw_look(struct fastsync__semw *w)
+{
+#if FASTSYNC__TSAN
+    /* acq_rel: pairs with the other threads' looks and adds on E (the Dekker pair) */
+    return fastsync__fetch_add(&w->e, (uint64_t)0, memory_order_acq_rel);
+#else
+    /* seq_cst: pairs with the other threads' look fences (the Dekker pair); the load
+     * relaxed: the fence orders it, and the claim's CAS reads E again */
+    fastsync__fence(memory_order_seq_cst);
+    return fastsync__load(&w->e, memory_order_relaxed);
+#endif
+}
+
+/* Posts k claimed tokens into T, in pieces as it has room; returns those that found none. */
+FASTSYNC_API uint64_t fastsync__semw_put(struct fastsync__semw *w, uint64_t k)
+{
+    while (k != 0) {
+        uint64_t r = fastsync__semw_room(w);
+        if (r == 0) break;
+        unsigned n = (unsigned)(k < r ? k : r);
+        if (fastsync_sem_post_n(&w->t, n) == 0) k -= n; /* else T rose meanwhile: size again */
+    }
+    return k;
+}
+
+/* A refill after a look that saw E > 0: moves tokens from E into T while T has room. */
+FASTSYNC__COLD void fastsync__semw_refill(struct fastsync__semw *w)
+{
+    /* relaxed: a guess for the claim's CAS, which reads E again (after the look's fence) */
+    uint64_t e = fastsync__load(&w->e, memory_order_relaxed);
+    while (e != 0) {
+        /* M - T, T by getvalue's relaxed load: after the look's fence, which orders it (the
+         * proof's T'); the claim's k, no more than T has room for */
+        uint64_t k = fastsync__semw_room(w);
+        if (k == 0) return;
+        if (k > e) k = e;
+        /* claim. acquire: pairs with the release of the adds whose tokens these are;
+         * failure relaxed: e is the next guess */
+        if (!fastsync__cas_weak(&w->e, &e, e - k, memory_order_acquire, memory_order_relaxed))
+            continue;
+        k = fastsync__semw_put(w, k);
+        if (k == 0) return; /* all posted: the move ends */
+        /* give-back (an add). release: pairs with the acquire of the claim or take_E that
+         * takes these tokens (they came from adds: the chain of release sequences) */
+        fastsync__fetch_add(&w->e, k, memory_order_release);
+        e = fastsync__semw_look(w);
+    }
+}
+
+/* After a take from T: refill, if E holds tokens. */
+FASTSYNC_API void fastsync__semw_after_take(struct fastsync__semw *w)
+{
+    if (fastsync__semw_look(w) != 0) fastsync__semw_refill(w);
+}
+
+/* add: n tokens into E, then refill. Returns E before the add. */
+FASTSYNC__COLD uint64_t fastsync__semw_add(struct fastsync__semw *w, uint64_t n)
+{
+    /* release: pairs with the acquire of the claim or take_E that takes these tokens */
+    uint64_t old = fastsync__fetch_add(&w->e, n, memory_order_release);
+    if (fastsync__semw_look(w) != 0) fastsync__semw_refill(w);
+    return old;
+}
+
+/* A release of n tokens: the C post while T has room, else an add. Returns E before the
+ * add (0 where none was made). */
+FASTSYNC_API uint64_t fastsync__semw_post_n(struct fastsync__semw *w, uint64_t n)
+{
+    if (n > (uint64_t)FASTSYNC_SEM_VALUE_MAX || fastsync_sem_post_n(&w->t, (unsigned)n) != 0)
+        return fastsync__semw_add(w, n);
+    return 0;
+}
+
+/* take_E: one token out of E, if it has one. Returns 0 or EAGAIN. */
+FASTSYNC_API int fastsync__semw_take_excess(struct fastsync__semw *w)
+{
+    /* relaxed: a guess for the CAS */
+    uint64_t e = fastsync__load(&w->e, memory_order_relaxed);
+    while (e != 0) {
+        /* acquire: pairs with the release of the add that brought the token into E;
+         * failure relaxed: e is the next guess */
+        if (fastsync__cas_weak(&w->e, &e, e - 1, memory_order_acquire, memory_order_relaxed))
+            return 0;
+    }
+    return EAGAIN;
+}
+
+/* acquire: a take from T (asleep until there is a token), then the refill. */
+FASTSYNC_API void fastsync__semw_wait(struct fastsync__semw *w)
+{
+    (void)fastsync_sem_wait(&w->t);
+    fastsync__semw_after_take(w);
+}
+
+/* try_acquire: a take from T and the refill, or take_E. Returns 0 or EAGAIN. */
+FASTSYNC_API int fastsync__semw_trywait(struct fastsync__semw *w)
+{
+    if (fastsync_sem_trywait(&w->t) != 0) return fastsync__semw_take_excess(w);
+    fastsync__semw_after_take(w);
+    return 0;
+}
+
+/* After a wait on T that said r: 0 (it took a token), the refill; else (its deadline passed
+ * with T at 0) take_E. Returns 0, or r where E had no token either. */
+FASTSYNC_API int fastsync__semw_waited(struct fastsync__semw *w, int r)
+{
+    if (r == 0) fastsync__semw_after_take(w);
+    else if (fastsync__semw_take_excess(w) == 0) r = 0;
+    return r;
+}
+
+/* ======================================================================================
  * Manual-reset event
  *
  * State: one 32-bit atomic word, which is also the futex word.
@@ -2288,17 +2509,6 @@ typedef struct fastsync_event {
 #define FASTSYNC_EVENT_INIT(set) { { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE } }
 #else
 #define FASTSYNC_EVENT_INIT(set) { (set) ? FASTSYNC__EV_SET : FASTSYNC__EV_FREE }
-#endif
-
-#if defined(__SANITIZE_THREAD__)
-#define FASTSYNC__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FASTSYNC__TSAN 1
-#endif
-#endif
-#ifndef FASTSYNC__TSAN
-#define FASTSYNC__TSAN 0
 #endif
 
 FASTSYNC_API uint32_t fastsync__ev_state(uint32_t v) { return v & FASTSYNC__EV_STATE; }

@@ -13,7 +13,8 @@
  *   { std::unique_lock<fastsync::mutex> l(m); cv.wait(l, [] { return ready; }); }
  *
  * Types (namespace fastsync; each holds exactly its C object, is standard-layout, and has
- * its size and alignment; native_handle() gives the C object, so C code can share it):
+ * its size and alignment; native_handle() gives the C object, so C code can share it; but
+ * the wide counting_semaphore, below, which has two counters and no native_handle()):
  *   mutex, timed_mutex           Lockable, TimedLockable (try_lock_for, try_lock_until)
  *   shared_mutex, shared_timed_mutex   also SharedLockable (lock_shared, try_lock_shared,
  *                                unlock_shared), SharedTimedLockable (try_lock_shared_for,
@@ -28,8 +29,11 @@
  *       std::unique_lock<fastsync::shared_mutex> w(m);   // write, then
  *       m.downgrade();
  *       std::shared_lock<fastsync::shared_mutex> r(*w.release(), std::adopt_lock);  // read
- *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface;
- *                                max() is FASTSYNC_SEM_VALUE_MAX for every Least
+ *   counting_semaphore<Least>, binary_semaphore   std::counting_semaphore's interface, for
+ *                                every Least the standard allows (0 to PTRDIFF_MAX): up to
+ *                                FASTSYNC_SEM_VALUE_MAX (INT_MAX; counting_semaphore<>,
+ *                                binary_semaphore) the C semaphore, max() INT_MAX; above
+ *                                it the wide kind (below), max() PTRDIFF_MAX
  *   condition_variable           with std::unique_lock<fastsync::mutex>;
  *                                notify_all_at_thread_exit(cv, lock)
  *   condition_variable_any       with any BasicLockable (C++20: the stop_token waits too)
@@ -51,9 +55,10 @@
  *                                share barrier<>'s (fastsync_barrier_wait is a phase's
  *                                arrive_and_wait). A phase costs arrive_and_wait two RMWs
  *                                (the last arrival's with a completion too)
- *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores,
- *                                events, latches (fastsync::latch or fastsync_latch_t: ready
- *                                at 0, not changed) and tickets: the index of the one that won
+ *   wait_any(objs...), try_wait_any, wait_any_for, wait_any_until   over semaphores
+ *                                (either kind), events, latches (fastsync::latch or
+ *                                fastsync_latch_t: ready at 0, not changed) and tickets: the
+ *                                index of the one that won
  *   wait(word, expected), wait_for(word, expected, d), wait_until(word, expected, tp),
  *   wake_one(word), wake_all(word)   fastsync.h's wait on an address (fastsync_wait32, ...)
  *                                on a std::atomic<std::uint32_t>, C's fastsync_word32_t:
@@ -76,6 +81,32 @@
  *                                taken: later callers sleep for good. Not a cancellation
  *                                point (as fastsync_once). Once
  *                                done, a call is one acquire load.
+ * The wide counting_semaphore: counting_semaphore<Least> for a Least above INT_MAX
+ * (counting_semaphore<PTRDIFF_MAX>), which exists only where ptrdiff_t has 64 bits (x86-64,
+ * AArch64, 64-bit Windows, ...; where it has 32, every Least fits the C semaphore). 16 bytes,
+ * 8-aligned, standard layout: a C semaphore holding up to INT_MAX of the tokens, on which
+ * waiters sleep by the C protocol, and a 64-bit excess beside it for the rest (the section
+ * before counting_semaphore below has the protocol and its proof). A release is the C post
+ * while the C semaphore has room; beyond it, an RMW on the excess and a move of what fits
+ * into the C semaphore. Each token taken from the C semaphore (acquire, try_acquire, the
+ * timed waits, a wait_any it wins) is followed by a seq_cst fence and a load of the
+ * excess, and while the excess holds tokens by a move of some back (a CAS and a C post):
+ * release + acquire, 24 instructions against counting_semaphore<>'s 20 (callgrind, bench/cxx
+ * --op sem-wide). No native_handle(): there is no single C object (a C caller that took
+ * the C semaphore's tokens would not move the excess in after them). wait_any takes it: its
+ * entry is the C semaphore, and the winner refills after its take. Where its promises differ
+ * from counting_semaphore<>'s: try_acquire, and a timed acquire at its deadline, take from
+ * the excess too when the C semaphore has none, but may find none while another thread's
+ * release or acquire holds tokens in flight between its CAS on the excess and its C post (a
+ * few instructions, unless that thread is preempted there); try_wait_any, and wait_any at
+ * its deadline, look at the C semaphore only, and so may also miss the tokens a release has
+ * put into the excess and not yet moved while it runs: in either case a contending
+ * operation, where the standard lets try_acquire fail (tokens never stay in the excess
+ * beside room in the C semaphore once every release and acquire has returned). And a
+ * release that went into the excess touches the object after its tokens are published (it
+ * moves them), so it must have returned before the semaphore is destroyed
+ * (counting_semaphore<>'s release may be followed at once by the destructor in the thread
+ * it woke).
  * Each constructor makes a process-private object; with the tag fastsync::process_shared
  * (where FASTSYNC_HAS_SHARED: not on Windows nor the POSIX backend, where it does not
  * compile) one that may live in MAP_SHARED memory (placement new) and be used by several
@@ -127,17 +158,17 @@
  * otherwise); unchecked, the call does what the C call does, which changes nothing:
  *   unlock of an unlocked mutex (C: EPERM); a shared mutex's unlock or downgrade when no
  *   thread holds it exclusively, unlock_shared when none holds it shared (EPERM: what the
- *   lock's word can tell, not who holds it); release that would pass
- *   FASTSYNC_SEM_VALUE_MAX (EOVERFLOW) or a negative update; a semaphore built with a value
- *   outside 0..max() (it starts at 0); a semaphore destroyed with a waiter (EBUSY); a
- *   condition variable destroyed while a thread waits on it that no notify released
- *   (EBUSY), or a wait with a std::unique_lock that does not own its mutex (EPERM); a
- *   latch built with a count outside 0..max(), a count_down below 0 (EINVAL), an add past
- *   max() (EOVERFLOW) or from 0 while a wait is still registered (EINVAL), a latch destroyed
- *   with a waiter while the count is above 0 (EBUSY); a barrier built with a count outside
- *   0..max(), an arrive(update) with update 0 or above what the phase still needs, an
- *   arrive_and_drop when it needs none (EINVAL), or destroyed while a thread is blocked
- *   in a phase (after a second, EBUSY).
+ *   lock's word can tell, not who holds it); release that would pass max() (the C post's
+ *   EOVERFLOW; the wide kind: where its excess alone would pass PTRDIFF_MAX) or a negative
+ *   update; a semaphore built with a value outside 0..max() (it starts at 0); a semaphore
+ *   destroyed with a waiter (EBUSY); a condition variable destroyed while a thread waits on
+ *   it that no notify released (EBUSY), or a wait with a std::unique_lock that does not own
+ *   its mutex (EPERM); a latch built with a count outside 0..max(), a count_down below 0
+ *   (EINVAL), an add past max() (EOVERFLOW) or from 0 while a wait is still registered
+ *   (EINVAL), a latch destroyed with a waiter while the count is above 0 (EBUSY); a barrier
+ *   built with a count outside 0..max(), an arrive(update) with update 0 or above what the
+ *   phase still needs, an arrive_and_drop when it needs none (EINVAL), or destroyed while a
+ *   thread is blocked in a phase (after a second, EBUSY).
  * A mutex's and a shared mutex's destructors are trivial (the C objects need no destroy):
  * destroying a locked one is not diagnosed. A condition variable may be destroyed as soon
  * as notify_all returns: its destructor waits until the waiters it released have left (the
@@ -173,7 +204,7 @@
  * Costs: the uncontended paths are the C calls, inlined: with NDEBUG, the same instructions
  * (callgrind, bench/run: lock + unlock 14, release + acquire 20); with assertions on,
  * unlock adds its check of the C call's EPERM (2 instructions), as a C caller checking it
- * would.
+ * would. (The wide counting_semaphore adds its look at the excess: 24, above.)
  */
 #ifndef FASTSYNC_HPP
 #define FASTSYNC_HPP
@@ -594,55 +625,165 @@ class shared_timed_mutex : public shared_mutex {
 
 /* ----------------------------------------------------------------------------------- */
 
-template <std::ptrdiff_t LeastMaxValue = FASTSYNC_SEM_VALUE_MAX> class counting_semaphore {
-    static_assert(LeastMaxValue >= 0 && LeastMaxValue <= FASTSYNC_SEM_VALUE_MAX,
-                  "fastsync::counting_semaphore: LeastMaxValue must be in 0..FASTSYNC_SEM_VALUE_MAX");
+/* counting_semaphore<LeastMaxValue>: std::counting_semaphore's interface, in one of two
+ * kinds that LeastMaxValue chooses (its base class; counting_semaphore adds only the
+ * constructors and the check that LeastMaxValue >= 0).
+ *
+ * LeastMaxValue <= FASTSYNC_SEM_VALUE_MAX (counting_semaphore<>, binary_semaphore): the C
+ * semaphore itself, detail::sem_narrow. max() is FASTSYNC_SEM_VALUE_MAX for each of them.
+ *
+ * LeastMaxValue above it, which only a ptrdiff_t wider than 32 bits can hold: the wide
+ * kind, detail::sem_wide, whose max() is PTRDIFF_MAX: a thin wrapper over fastsync.h's
+ * internal struct fastsync__semw and its fastsync__semw_* functions (the section "Wide
+ * semaphore" there: the protocol, its proof of exact conservation and no lost wakeup, the
+ * orders, and the GenMC harnesses that check it). Its counter is two counters: T, the
+ * tokens of a C semaphore (up to FASTSYNC_SEM_VALUE_MAX), which waiters sleep on by the C
+ * semaphore's own protocol, and E, a 64-bit excess beside it: the tokens that did not fit
+ * into T. After every take from T and every add to E the thread looks at E (a seq_cst
+ * fence, then a load) and moves tokens from E into T while T has room.
+ *
+ * What it costs: 16 bytes (8-aligned); release is the C post while T has room, and every
+ * take is followed by a look (a fence and a load) and, when E > 0, a move. A release that
+ * adds to E goes on to refill: it touches the object after its tokens are published (the C
+ * post's promise that the waiter may free the semaphore at once does not hold for it).
+ * There is no single C object: no native_handle(). */
+namespace detail {
 
+struct sem_probe; /* the tests' white-box look at a wide semaphore's counters */
+
+/* The C semaphore itself: counting_semaphore<N> for N <= FASTSYNC_SEM_VALUE_MAX. */
+class sem_narrow {
   public:
     typedef fastsync_sem_t *native_handle_type;
 
-    /* The most the counter can hold, for every LeastMaxValue (the standard asks only that
-     * max() >= LeastMaxValue): the C semaphore's FASTSYNC_SEM_VALUE_MAX. */
+    /* The most the counter can hold, for every LeastMaxValue of this kind (the standard
+     * asks only that max() >= LeastMaxValue): the C semaphore's FASTSYNC_SEM_VALUE_MAX. */
     static constexpr std::ptrdiff_t max() noexcept { return FASTSYNC_SEM_VALUE_MAX; }
 
-    constexpr explicit counting_semaphore(std::ptrdiff_t desired) noexcept
-        : s_{{detail::sem_value(desired, max())}}
-    {
-    }
+    constexpr explicit sem_narrow(std::ptrdiff_t desired) noexcept : s_{{sem_value(desired, max())}} {}
 #if FASTSYNC_HAS_SHARED
-    counting_semaphore(std::ptrdiff_t desired, process_shared_t) noexcept
+    sem_narrow(std::ptrdiff_t desired, process_shared_t) noexcept
     {
-        detail::check(fastsync_sem_init(&s_, static_cast<unsigned>(detail::sem_value(desired, max())),
-                                        FASTSYNC_SHARED));
+        check(fastsync_sem_init(&s_, static_cast<unsigned>(sem_value(desired, max())), FASTSYNC_SHARED));
     }
 #endif
-    ~counting_semaphore() { detail::check(fastsync_sem_destroy(&s_)); }
-    counting_semaphore(const counting_semaphore &) = delete;
-    counting_semaphore &operator=(const counting_semaphore &) = delete;
+    ~sem_narrow() { check(fastsync_sem_destroy(&s_)); }
+    sem_narrow(const sem_narrow &) = delete;
+    sem_narrow &operator=(const sem_narrow &) = delete;
 
     void release(std::ptrdiff_t update = 1) noexcept
     {
         FASTSYNC_ASSERT(update >= 0 && update <= max());
-        detail::check(fastsync_sem_post_n(&s_, static_cast<unsigned>(update)));
+        check(fastsync_sem_post_n(&s_, static_cast<unsigned>(update)));
     }
     void acquire() { (void)fastsync_sem_wait(&s_); }
     bool try_acquire() noexcept { return fastsync_sem_trywait(&s_) == 0; }
     template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
     {
-        return wait_by(detail::after(d)) == 0;
+        return wait_by(after(d)) == 0;
     }
     template <class Clock, class Dur> bool try_acquire_until(const std::chrono::time_point<Clock, Dur> &tp)
     {
-        return detail::wait_until(tp, [this](const detail::deadline &dl) { return wait_by(dl); }) == 0;
+        return wait_until(tp, [this](const deadline &dl) { return wait_by(dl); }) == 0;
     }
     native_handle_type native_handle() noexcept { return &s_; }
 
   private:
-    int wait_by(const detail::deadline &dl)
+    int wait_by(const deadline &dl)
     {
         return dl.finite ? fastsync_sem_clockwait(&s_, dl.clock, &dl.ts) : fastsync_sem_wait(&s_);
     }
+    fastsync_sem_t *c_sem() noexcept { return &s_; } /* wait_any's entry */
+    void after_wait_any() noexcept {} /* wait_any took a token: nothing more to do */
     fastsync_sem_t s_;
+    friend struct entries;
+};
+
+#if PTRDIFF_MAX > FASTSYNC_SEM_VALUE_MAX
+/* The wide kind: counting_semaphore<N> for N > FASTSYNC_SEM_VALUE_MAX (the section above). */
+class sem_wide {
+  public:
+    static constexpr std::ptrdiff_t max() noexcept { return PTRDIFF_MAX; }
+
+    constexpr explicit sem_wide(std::ptrdiff_t desired) noexcept
+        : w_{{{sem_value(in_c(desired), FASTSYNC_SEM_VALUE_MAX)}}, {in_excess(desired)}}
+    {
+    }
+#if FASTSYNC_HAS_SHARED
+    sem_wide(std::ptrdiff_t desired, process_shared_t) noexcept
+    {
+        check(fastsync__semw_init(&w_, sem_value(desired, max()), FASTSYNC_SHARED));
+    }
+#endif
+    ~sem_wide() { check(fastsync_sem_destroy(&w_.t)); }
+    sem_wide(const sem_wide &) = delete;
+    sem_wide &operator=(const sem_wide &) = delete;
+
+    void release(std::ptrdiff_t update = 1) noexcept
+    {
+        FASTSYNC_ASSERT(update >= 0);
+        if (update <= 0) return; /* a negative update (assertions off): nothing */
+        std::uint64_t old = fastsync__semw_post_n(&w_, static_cast<std::uint64_t>(update));
+        FASTSYNC_ASSERT(old + static_cast<std::uint64_t>(update) <= static_cast<std::uint64_t>(max()));
+        (void)old;
+    }
+    void acquire() { fastsync__semw_wait(&w_); }
+    bool try_acquire() noexcept { return fastsync__semw_trywait(&w_) == 0; }
+    template <class Rep, class Period> bool try_acquire_for(const std::chrono::duration<Rep, Period> &d)
+    {
+        return wait_by(after(d)) == 0;
+    }
+    template <class Clock, class Dur> bool try_acquire_until(const std::chrono::time_point<Clock, Dur> &tp)
+    {
+        return wait_until(tp, [this](const deadline &dl) { return wait_by(dl); }) == 0;
+    }
+
+  private:
+    /* An initial value's two parts: what the C semaphore holds, and the excess (as
+     * fastsync__semw_init, here constexpr: a constant initializer). */
+    static constexpr std::ptrdiff_t in_c(std::ptrdiff_t v) noexcept
+    {
+        return v < FASTSYNC_SEM_VALUE_MAX ? v : FASTSYNC_SEM_VALUE_MAX;
+    }
+    static constexpr std::uint64_t in_excess(std::ptrdiff_t v) noexcept
+    {
+        return v > FASTSYNC_SEM_VALUE_MAX ? static_cast<std::uint64_t>(v - FASTSYNC_SEM_VALUE_MAX) : 0u;
+    }
+
+    int wait_by(const deadline &dl)
+    {
+        return fastsync__semw_waited(&w_, dl.finite ? fastsync_sem_clockwait(&w_.t, dl.clock, &dl.ts)
+                                                    : fastsync_sem_wait(&w_.t));
+    }
+    fastsync_sem_t *c_sem() noexcept { return &w_.t; } /* wait_any's entry: T */
+    void after_wait_any() noexcept { fastsync__semw_after_take(&w_); } /* wait_any took a token from T */
+
+    struct fastsync__semw w_;
+    friend struct entries;
+    friend struct sem_probe;
+};
+
+template <std::ptrdiff_t N> struct sem_kind {
+    typedef typename std::conditional<(N > FASTSYNC_SEM_VALUE_MAX), sem_wide, sem_narrow>::type type;
+};
+#else
+template <std::ptrdiff_t N> struct sem_kind {
+    typedef sem_narrow type;
+};
+#endif
+
+} // namespace detail
+
+template <std::ptrdiff_t LeastMaxValue = FASTSYNC_SEM_VALUE_MAX>
+class counting_semaphore : public detail::sem_kind<LeastMaxValue>::type {
+    static_assert(LeastMaxValue >= 0, "fastsync::counting_semaphore: LeastMaxValue must be >= 0");
+    typedef typename detail::sem_kind<LeastMaxValue>::type kind;
+
+  public:
+    constexpr explicit counting_semaphore(std::ptrdiff_t desired) noexcept : kind(desired) {}
+#if FASTSYNC_HAS_SHARED
+    counting_semaphore(std::ptrdiff_t desired, process_shared_t tag) noexcept : kind(desired, tag) {}
+#endif
 };
 
 typedef counting_semaphore<1> binary_semaphore;
@@ -1398,9 +1539,10 @@ namespace detail {
 /* wait_any's list, made from its arguments; after the wait, a ticket that won is marked
  * deregistered. */
 struct entries {
+    /* a semaphore of either kind: its C semaphore (the wide kind's T) */
     template <std::ptrdiff_t N> static fastsync_wait_entry_t of(counting_semaphore<N> &s) noexcept
     {
-        return fastsync_wait_sem(s.native_handle());
+        return fastsync_wait_sem(s.c_sem());
     }
     static fastsync_wait_entry_t of(event &e) noexcept { return fastsync_wait_event(e.native_handle()); }
     static fastsync_wait_entry_t of(latch &l) noexcept { return fastsync_wait_latch(l.native_handle()); }
@@ -1411,6 +1553,11 @@ struct entries {
         return fastsync_wait_ticket(t.c_, &t.t_);
     }
     template <class T> static void won(T &, unsigned, unsigned) noexcept {}
+    /* a semaphore whose token the wait took (the wide kind refills after its take) */
+    template <std::ptrdiff_t N> static void won(counting_semaphore<N> &s, unsigned i, unsigned winner) noexcept
+    {
+        if (i == winner) s.after_wait_any();
+    }
     static void won(ticket &t, unsigned i, unsigned winner) noexcept
     {
         if (i == winner) t.registered_ = false;

@@ -35,6 +35,9 @@
 //   semtry-c semtry-cxx semtry-std post + trywait / release + try_acquire  (loop_semtry_*)
 //   lock-c lock-cxx lock-std       lock + unlock  (loop_lock_*)
 //   guard-cxx                      a std::lock_guard<fastsync::mutex> per iteration
+//   sem-wide semtry-wide           the same two semaphore loops on the wide kind,
+//                                  fastsync::counting_semaphore<PTRDIFF_MAX> (64-bit ptrdiff_t;
+//                                  for callgrind only, timed by no case)
 //
 //   cxx [--quick] [--reps N] [--iters N] [--ms N] [--csv FILE] [--build NAME] [CASE...]
 //       CASE: sem sempp lock contended condpp (default: all); --iters N sets the uncontended
@@ -94,6 +97,7 @@ class start_gate {
 
 typedef fastsync::counting_semaphore<> fs_sem;
 typedef std::counting_semaphore<INT_MAX> std_sem; // fastsync's max() is INT_MAX too
+typedef fastsync::counting_semaphore<PTRDIFF_MAX> wide_sem; // the wide kind where ptrdiff_t has 64 bits
 
 // ---- uncontended loops: one function each (callgrind's --toggle-collect) ---------------
 
@@ -114,6 +118,14 @@ LOOP_FN static void loop_sem_cxx(fs_sem *s, long n)
 }
 
 LOOP_FN static void loop_sem_std(std_sem *s, long n)
+{
+    for (long i = 0; i < n; i++) {
+        s->release();
+        s->acquire();
+    }
+}
+
+LOOP_FN static void loop_sem_wide(wide_sem *s, long n)
 {
     for (long i = 0; i < n; i++) {
         s->release();
@@ -143,6 +155,16 @@ LOOP_FN static long loop_semtry_cxx(fs_sem *s, long n)
 }
 
 LOOP_FN static long loop_semtry_std(std_sem *s, long n)
+{
+    long failed = 0;
+    for (long i = 0; i < n; i++) {
+        s->release();
+        failed += !s->try_acquire();
+    }
+    return failed;
+}
+
+LOOP_FN static long loop_semtry_wide(wide_sem *s, long n)
 {
     long failed = 0;
     for (long i = 0; i < n; i++) {
@@ -184,7 +206,7 @@ LOOP_FN static void loop_guard_cxx(fastsync::mutex *m, long n)
 }
 
 // The variants of the uncontended cases, in the order they are timed and printed.
-enum { V_C, V_CXX, V_STD, NV };
+enum { V_C, V_CXX, V_STD, NV, V_WIDE = NV /* --op only: sem-wide, semtry-wide */ };
 static const char *const variant[NV] = {"c", "cxx", "std"};
 
 // One uncontended loop of n pairs: ns per pair. kind: "sem", "semtry", "lock", "guard".
@@ -209,6 +231,13 @@ static double uncontended(const std::string &kind, int v, long n)
             t0 = now_ns();
             if (try_) failed = loop_semtry_cxx(&s->v, n);
             else loop_sem_cxx(&s->v, n);
+            t1 = now_ns();
+            zero = !s->v.try_acquire();
+        } else if (v == V_WIDE) {
+            auto s = std::make_unique<line<wide_sem>>(0);
+            t0 = now_ns();
+            if (try_) failed = loop_semtry_wide(&s->v, n);
+            else loop_sem_wide(&s->v, n);
             t1 = now_ns();
             zero = !s->v.try_acquire();
         } else {
@@ -382,8 +411,10 @@ static int run_op(const std::string &op, long n)
     if (n <= 0) n = 1;
     std::size_t dash = op.rfind('-');
     std::string kind = op.substr(0, dash), var = dash == std::string::npos ? "" : op.substr(dash + 1);
-    int v = var == "c" ? V_C : var == "cxx" ? V_CXX : var == "std" ? V_STD : -1;
-    bool ok = (kind == "sem" || kind == "semtry" || kind == "lock") ? v >= 0 : kind == "guard" && v == V_CXX;
+    int v = var == "c" ? V_C : var == "cxx" ? V_CXX : var == "std" ? V_STD : var == "wide" ? V_WIDE : -1;
+    bool ok = (kind == "sem" || kind == "semtry") ? v >= 0
+              : kind == "lock"                  ? v >= 0 && v != V_WIDE
+                                                : kind == "guard" && v == V_CXX;
     if (!ok) {
         std::fprintf(stderr, "cxx: unknown --op %s\n", op.c_str());
         return 2;

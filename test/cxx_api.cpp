@@ -18,6 +18,7 @@
 #include "fastsync.hpp"
 
 #include "cxx_share.h"
+#include "sem_wide_probe.hpp"
 #include "tap.h"
 
 #include <atomic>
@@ -67,6 +68,41 @@ static_assert(std::is_trivially_destructible<fastsync::shared_mutex>::value &&
 static_assert(fastsync::counting_semaphore<7>::max() == FASTSYNC_SEM_VALUE_MAX &&
                   fastsync::binary_semaphore::max() == FASTSYNC_SEM_VALUE_MAX,
               "max()");
+// Every LeastMaxValue the standard allows (0 up to PTRDIFF_MAX, the most a ptrdiff_t holds)
+// makes a type, and its max(), a constant expression of type ptrdiff_t, is at least that
+// LeastMaxValue: the semaphore can count that far. (A program may ask for
+// counting_semaphore<PTRDIFF_MAX> and read max() back; until the wide kind it did not
+// compile.)
+template <std::ptrdiff_t N> struct holds {
+    static const bool value = std::is_same<decltype(fastsync::counting_semaphore<N>::max()), std::ptrdiff_t>::value &&
+                              fastsync::counting_semaphore<N>::max() >= N;
+};
+static_assert(holds<0>::value && holds<1>::value && holds<2>::value && holds<INT_MAX - 1>::value &&
+                  holds<INT_MAX>::value && holds<PTRDIFF_MAX>::value && holds<PTRDIFF_MAX - 1>::value,
+              "max() >= LeastMaxValue, for the smallest, the C semaphore's edge and the largest");
+static_assert(fastsync::counting_semaphore<>::max() >= 1 && fastsync::counting_semaphore<>::max() == INT_MAX,
+              "counting_semaphore<>: the C semaphore's FASTSYNC_SEM_VALUE_MAX");
+#if PTRDIFF_MAX > INT_MAX
+// Above FASTSYNC_SEM_VALUE_MAX: the wide kind (two counters, 16 bytes), max() PTRDIFF_MAX.
+typedef fastsync::counting_semaphore<PTRDIFF_MAX> wide_sem;
+typedef fastsync::counting_semaphore<static_cast<std::ptrdiff_t>(INT_MAX) + 1> wide_sem_least;
+static_assert(holds<static_cast<std::ptrdiff_t>(INT_MAX) + 1>::value && holds<static_cast<std::ptrdiff_t>(UINT32_MAX)>::value,
+              "max() >= LeastMaxValue just above the C semaphore's edge");
+static_assert(wide_sem::max() == PTRDIFF_MAX && wide_sem_least::max() == PTRDIFF_MAX, "the wide kind's max()");
+static_assert(sizeof(wide_sem) == 16 && alignof(wide_sem) == 8 && std::is_standard_layout<wide_sem>::value &&
+                  sizeof(wide_sem_least) == 16,
+              "the wide kind: the C semaphore and a 64-bit excess, standard layout");
+static_assert(!std::is_copy_constructible<wide_sem>::value && !std::is_copy_assignable<wide_sem>::value,
+              "the wide kind: not copyable");
+// no native_handle(): the wide kind has no single C object
+template <class T, class = void> struct has_native_handle : std::false_type {};
+template <class T>
+struct has_native_handle<T, typename fastsync::detail::voider<decltype(std::declval<T &>().native_handle())>::type>
+    : std::true_type {};
+static_assert(has_native_handle<fastsync::counting_semaphore<>>::value && !has_native_handle<wide_sem>::value &&
+                  !has_native_handle<wide_sem_least>::value,
+              "native_handle(): the C semaphore's only");
+#endif
 
 // constexpr constructors: constant-initialized (C++20 checks it: constinit)
 #if defined(__cpp_constinit)
@@ -80,6 +116,9 @@ static CONSTANT fastsync::event constant_event(true);
 static CONSTANT fastsync::condition_variable constant_cv;
 static CONSTANT fastsync::shared_mutex constant_shared;
 static CONSTANT fastsync::shared_timed_mutex constant_shared_timed;
+#if PTRDIFF_MAX > INT_MAX
+static CONSTANT wide_sem constant_wide(PTRDIFF_MAX);
+#endif
 
 static void noexcept_points()
 {
@@ -574,6 +613,165 @@ static void semaphore_totals()
     fastsync::binary_semaphore b(1);
     ok(b.try_acquire() && !b.try_acquire(), "binary_semaphore(1): one token");
 }
+
+// ---- the wide kind: counting_semaphore<N> for N above FASTSYNC_SEM_VALUE_MAX ------------
+#if PTRDIFF_MAX > INT_MAX
+typedef fastsync::detail::sem_probe probe;
+
+// T (the C semaphore's tokens) and E (the excess) are want_t and want_e.
+static bool counters(const wide_sem &s, std::uint64_t want_t, std::uint64_t want_e)
+{
+    std::uint64_t t = probe::tokens(s), e = probe::excess(s);
+    if (t != want_t || e != want_e)
+        diag("  T %llu, E %llu; want T %llu, E %llu", static_cast<unsigned long long>(t), static_cast<unsigned long long>(e),
+             static_cast<unsigned long long>(want_t), static_cast<unsigned long long>(want_e));
+    return t == want_t && e == want_e;
+}
+
+// Until a waiter is registered in s's C semaphore (its thread about to sleep or asleep).
+static bool until_registered(const wide_sem &s)
+{
+    steady_clock::time_point end = steady_clock::now() + seconds(30);
+    while (probe::waiters(s) == 0)
+        if (steady_clock::now() > end) return false;
+        else std::this_thread::sleep_for(microseconds(100));
+    return true;
+}
+
+static void wide_semaphore()
+{
+    const std::uint64_t M = INT_MAX;
+    ok(counters(constant_wide, M, static_cast<std::uint64_t>(PTRDIFF_MAX) - M),
+       "wide: a constant-initialized counting_semaphore<PTRDIFF_MAX>(PTRDIFF_MAX): INT_MAX tokens in the C "
+       "semaphore, the rest in the excess");
+    ok(constant_wide.try_acquire() && counters(constant_wide, M, static_cast<std::uint64_t>(PTRDIFF_MAX) - M - 1),
+       "wide: try_acquire at PTRDIFF_MAX: the C semaphore refilled from the excess");
+
+    // the standard's calls, as on counting_semaphore<>
+    wide_sem s(0);
+    wide_sem_least l(2);
+    ok(!s.try_acquire() && l.try_acquire() && l.try_acquire() && !l.try_acquire(),
+       "wide: try_acquire on 0 false; counting_semaphore<INT_MAX + 1>(2): two tokens");
+    s.release();
+    s.acquire();
+    s.release(3);
+    ok(s.try_acquire() && s.try_acquire_for(seconds(1)) && s.try_acquire_until(system_clock::now() + seconds(1)) &&
+           !s.try_acquire(),
+       "wide: release(3), then try_acquire, try_acquire_for, try_acquire_until: three tokens");
+    steady_clock::time_point t0 = steady_clock::now();
+    bool got = s.try_acquire_for(milliseconds(20));
+    double ms = ms_since(t0);
+    ok(!got && ms >= 20.0, "wide: try_acquire_for(20 ms) on 0: false after %.1f ms", ms);
+    t0 = steady_clock::now();
+    got = s.try_acquire_until(system_clock::now() + milliseconds(20)) || s.try_acquire_for(milliseconds(-5)) ||
+          s.try_acquire_until(steady_clock::time_point::min());
+    ms = ms_since(t0);
+    ok(!got && ms >= 19.0, "wide: try_acquire_until(system_clock + 20 ms) false after %.1f ms; past deadlines one try", ms);
+    jump_back("wide counting_semaphore::try_acquire_until", [&s](jump_clock::time_point tp) { return s.try_acquire_until(tp); });
+    std::thread r([&s] {
+        std::this_thread::sleep_for(milliseconds(30));
+        s.release();
+    });
+    ok(s.try_acquire_for(nanoseconds::max()), "wide: try_acquire_for(nanoseconds::max()) waits for a release: true");
+    r.join();
+
+    // across INT_MAX: release(INT_MAX) fills the C semaphore, release(10) overflows into the
+    // excess; each acquire then takes from the C semaphore and moves one token back from the
+    // excess, so after 10 acquires (each kind) the C semaphore is full and the excess empty,
+    // and the 11th leaves INT_MAX - 1: INT_MAX + 10 released, 11 acquired, exact
+    s.release(INT_MAX);
+    s.release(10);
+    ok(counters(s, M, 10), "wide: release(INT_MAX), release(10): INT_MAX in the C semaphore, 10 in the excess");
+    bool refilled = true;
+    for (int i = 0; i < 10; i++) {
+        bool took = i % 4 == 0 ? (s.acquire(), true)
+                    : i % 4 == 1 ? s.try_acquire()
+                    : i % 4 == 2 ? s.try_acquire_for(seconds(1))
+                                 : s.try_acquire_until(system_clock::now() + seconds(1));
+        refilled = refilled && took && counters(s, M, static_cast<std::uint64_t>(9 - i));
+    }
+    ok(refilled, "wide: 10 acquires (acquire, try_acquire, _for, _until): each refills the C semaphore from the excess");
+    s.acquire();
+    ok(counters(s, M - 1, 0), "wide: the 11th: INT_MAX - 1 left, the excess empty: INT_MAX + 10 - 11, exact");
+
+    // one release of more than the C semaphore holds
+    wide_sem b(0);
+    b.release(0);
+    ok(counters(b, 0, 0), "wide: release(0): nothing");
+    b.release(PTRDIFF_MAX);
+    ok(counters(b, M, static_cast<std::uint64_t>(PTRDIFF_MAX) - M),
+       "wide: release(PTRDIFF_MAX) on 0: INT_MAX in the C semaphore, the rest in the excess");
+    ok(b.try_acquire() && counters(b, M, static_cast<std::uint64_t>(PTRDIFF_MAX) - M - 1),
+       "wide: then try_acquire: refilled, the excess one less");
+
+    // a token in the excess with the C semaphore at 0: the state a release leaves between its
+    // add to the excess and its refill (made here by the probe). try_acquire takes it; a
+    // timed acquire takes it at its deadline.
+    wide_sem x(0);
+    probe::force(x, 0, 3);
+    ok(x.try_acquire() && x.try_acquire() && x.try_acquire() && !x.try_acquire() && counters(x, 0, 0),
+       "wide: 3 tokens in the excess, none in the C semaphore: try_acquire takes the 3, then false");
+    probe::force(x, 0, 2);
+    t0 = steady_clock::now();
+    got = x.try_acquire_for(milliseconds(5));
+    ms = ms_since(t0);
+    ok(got && ms >= 5.0 && x.try_acquire_until(steady_clock::now() - seconds(1)) && counters(x, 0, 0),
+       "wide: tokens in the excess only: try_acquire_for(5 ms) takes one at its deadline (after %.1f ms), "
+       "try_acquire_until(past) the other", ms);
+
+    // a release whose token went into the excess (the C semaphore full) happens before the
+    // acquire that takes it out: a plain int written before the release, read after the
+    // acquire, without a join in between (without that order: a data race, which TSan
+    // reports). The release has returned (a relaxed flag) before the acquire begins, so the
+    // acquire's take is followed by a refill whose claim reads the release's add.
+    wide_sem f(INT_MAX);
+    int payload = 0;
+    std::atomic<bool> released(false);
+    std::thread rel([&f, &payload, &released] {
+        payload = 42;
+        f.release();
+        released.store(true, std::memory_order_relaxed);
+    });
+    while (!released.load(std::memory_order_relaxed)) std::this_thread::yield();
+    bool excess = counters(f, M, 1);
+    f.acquire();
+    int seen = payload;
+    rel.join();
+    ok(excess && seen == 42 && counters(f, M, 0),
+       "wide: a release into the excess (the C semaphore full), then an acquire: the acquire refills from the "
+       "excess and sees the releaser's write");
+
+    // a waiter asleep on 0 (registered in the C semaphore), woken by a release that
+    // overflows: the release adds to the excess and refills the C semaphore
+    wide_sem w(0);
+    std::atomic<bool> woke(false);
+    std::thread a([&w, &woke] {
+        w.acquire();
+        woke.store(true);
+    });
+    bool registered = until_registered(w);
+    w.release(static_cast<std::ptrdiff_t>(M) + 7);
+    a.join();
+    ok(registered && woke.load() && counters(w, M, 6),
+       "wide: an acquire asleep on 0, release(INT_MAX + 7): woken; INT_MAX in the C semaphore, 6 in the excess");
+
+    // wait_any: a wide semaphore that wins refills after its take
+    fastsync::event e;
+    wide_sem y(0);
+    is_int(fastsync::try_wait_any(e, y), -1, "wide: try_wait_any(event, wide) on 0: -1");
+    y.release(INT_MAX);
+    y.release(2);
+    is_int(fastsync::wait_any(e, y), 1, "wide: wait_any(event, wide): the semaphore wins");
+    ok(counters(y, M, 1), "wide: after wait_any's take, refilled from the excess");
+    is_int(fastsync::wait_any_for(seconds(1), y, e), 0, "wide: wait_any_for(wide, event): the semaphore wins");
+    ok(counters(y, M, 0), "wide: refilled again, the excess empty");
+}
+#else
+static void wide_semaphore()
+{
+    skip("ptrdiff_t has 32 bits: every LeastMaxValue fits the C semaphore (no wide kind)", "the wide counting_semaphore");
+}
+#endif
 
 // ---- condition variables ---------------------------------------------------------------
 static void condition_variables()
@@ -1499,6 +1697,26 @@ static void process_shared()
        "process_shared mutex and semaphore across fork: exact count %ld, the child's release taken", a->counter);
     a->~area();
     munmap(mem, sizeof(area));
+#if PTRDIFF_MAX > INT_MAX
+    // the wide kind: the parent asleep on 0, the child's release of INT_MAX + 5 wakes it
+    mem = mmap(nullptr, sizeof(wide_sem), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) bail("mmap");
+    wide_sem *w = new (mem) wide_sem(0, fastsync::process_shared);
+    pid = fork();
+    if (pid == 0) {
+        if (!until_registered(*w)) _exit(1);
+        w->release(static_cast<std::ptrdiff_t>(INT_MAX) + 5);
+        _exit(0);
+    }
+    w->acquire();
+    status = 0;
+    waitpid(pid, &status, 0);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 && counters(*w, INT_MAX, 4),
+       "process_shared wide semaphore across fork: an acquire asleep on 0 woken by the child's release(INT_MAX + 5); "
+       "INT_MAX + 4 left");
+    w->~wide_sem();
+    munmap(mem, sizeof(wide_sem));
+#endif
 #else
     skip("no FASTSYNC_SHARED on this backend", "process_shared objects across fork");
 #endif
@@ -2072,6 +2290,7 @@ int main()
     deadlines();
     deadline_edges();
     semaphore_totals();
+    wide_semaphore();
     condition_variables();
     cond_full();
     cond_destroy_slow_waiter();

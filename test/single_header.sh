@@ -3,9 +3,9 @@
 # single_header: fastsync.h alone, copied to an empty folder, compiles with strict warnings as
 # errors under every compiler here (gcc, clang, musl-gcc; g++ and clang++ as C++11 to C++23),
 # and the program using every function runs; then the same over the POSIX backend; then
-# fastsync.hpp beside it, every type used, as C++11 to C++23, without exceptions, over the
-# POSIX backend and under TSan (native builds only). A missing
-# compiler is a TAP skip, never a silent pass.
+# fastsync.hpp beside it, every type used (counting_semaphore of both kinds), as C++11 to
+# C++23, without exceptions, over the POSIX backend and under TSan (native builds only). A
+# missing compiler is a TAP skip, never a silent pass.
 # In a cross build (test/meson.build sets TARGET_CC, the cross compiler with the build's
 # c_args and c_link_args, and TARGET_TRIPLE) the checks are the target's instead: the cross
 # gcc and clang --target=TRIPLE, each program run under MESON_EXE_WRAPPER (qemu); the host's
@@ -115,6 +115,12 @@ int main()
     bad |= fastsync::wait_any(e, bs, t) != 1 || fastsync::try_wait_any(e, bs) != -1;
     bad |= fastsync::wait_any_for(microseconds(10), t) != -1 || !t.registered();
     t.cancel();
+    fastsync::counting_semaphore<PTRDIFF_MAX> ws{0}; // the wide kind where ptrdiff_t has 64 bits
+    ws.release(2);
+    ws.acquire();
+    bad |= !ws.try_acquire() || ws.try_acquire_for(microseconds(10)) || ws.try_acquire_until(system_clock::now());
+    ws.release();
+    bad |= fastsync::wait_any(e, ws) != 1;
     fastsync::shared_timed_mutex sm;
     { std::lock_guard<fastsync::shared_mutex> g(gsm); }
     gsm.lock_shared();
