@@ -61,9 +61,9 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 static int wait_poll(void *word, uint32_t expected, int shared, clockid_t clock, const struct timespec *abstime)
 {
     fastsync_latch_t *l = atomic_load_explicit(&cur, memory_order_relaxed);
-    if (word != (void *)l) return fastsync__wait_sys(word, expected, shared, clock, abstime);
+    if (word != fastsync__latch_futex(l)) return fastsync__wait_sys(word, expected, shared, clock, abstime);
     atomic_fetch_add_explicit(&at_wait, 1, memory_order_relaxed);
-    while (test_latch_word(l) == expected) sched_yield();
+    while (test_latch_low(l) == expected) sched_yield();
     return 0;
 }
 
@@ -71,7 +71,7 @@ static int wait_poll(void *word, uint32_t expected, int shared, clockid_t clock,
  * the kernel on it (the waiters' wait is the poll above), so no wake is made. */
 static void wake_held(void *word, int n, int shared)
 {
-    if (word != (void *)atomic_load_explicit(&cur, memory_order_relaxed)) {
+    if (word != fastsync__latch_futex(atomic_load_explicit(&cur, memory_order_relaxed))) {
         fastsync__wake_sys(word, n, shared);
         return;
     }

@@ -41,8 +41,8 @@ static void dump(void *unused)
 
 static int wait_roles(void *word, uint32_t expected, int shared, clockid_t clock, const struct timespec *abstime)
 {
-    if (word == (void *)&l && role) atomic_fetch_add_explicit(&at_wait[role], 1, memory_order_relaxed);
-    if (word == (void *)&l && role == 1) {
+    if (word == fastsync__latch_futex(&l) && role) atomic_fetch_add_explicit(&at_wait[role], 1, memory_order_relaxed);
+    if (word == fastsync__latch_futex(&l) && role == 1) {
         /* held until the latch is open and the deadline has passed: then a timeout */
         while (!atomic_load_explicit(&opened, memory_order_relaxed)) sched_yield();
         while (test_clock_ns(held_clock) < test_ts_ns(held_deadline)) test_sleep_ns(1000000);
@@ -53,7 +53,7 @@ static int wait_roles(void *word, uint32_t expected, int shared, clockid_t clock
 
 static void wake_counted(void *word, int n, int shared)
 {
-    if (word == (void *)&l) atomic_fetch_add_explicit(&word_wakes, 1, memory_order_relaxed);
+    if (word == fastsync__latch_futex(&l)) atomic_fetch_add_explicit(&word_wakes, 1, memory_order_relaxed);
     fastsync__wake_sys(word, n, shared);
 }
 

@@ -46,7 +46,7 @@ static void dump(void *unused)
 
 static int wait_counted(void *word, uint32_t expected, int shared, clockid_t clock, const struct timespec *abstime)
 {
-    if (word == (void *)&l) {
+    if (word == fastsync__latch_futex(&l)) {
         /* relaxed: a count, read after the threads are joined (or as a poll) */
         atomic_fetch_add_explicit(&word_waits, 1, memory_order_relaxed);
         /* relaxed: a poll, which only says when to look at /proc */
@@ -57,7 +57,7 @@ static int wait_counted(void *word, uint32_t expected, int shared, clockid_t clo
 
 static void wake_counted(void *word, int n, int shared)
 {
-    if (word == (void *)&l) {
+    if (word == fastsync__latch_futex(&l)) {
         /* relaxed: counts, read by this thread after its own call or after the joins */
         atomic_fetch_add_explicit(&word_wakes, 1, memory_order_relaxed);
         atomic_store_explicit(&word_wake_n, n, memory_order_relaxed);
@@ -113,7 +113,7 @@ static bool until_back(int n)
     for (int i = 0; i < n; i++)
         while (!atomic_load_explicit(&s[i].back, memory_order_relaxed))
             if (!test_box_open(end)) {
-                fastsync__wake_sys((void *)&l, INT_MAX, fastsync__latch_shared(test_latch_word(&l)));
+                fastsync__wake_sys(fastsync__latch_futex(&l), INT_MAX, fastsync__latch_shared(test_latch_word(&l)));
                 return false;
             } else {
                 test_sleep_ns(100000);
