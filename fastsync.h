@@ -628,11 +628,24 @@
  * Configuration (define before the #include)
  *   FASTSYNC_SPIN         bounded spin of a waiter before it sleeps (semaphore, mutex,
  *                         reader-writer lock; latch and barrier, whose spinners take
- *                         nothing from a sleeper), in polls of the word with a CPU pause;
- *                         for the first three only while no other waiter sleeps (each
- *                         primitive's section says how it tells). Default 20; 0 disables
- *                         (see its definition).
- *   FASTSYNC_SPIN_YIELDS  then as many polls, each after sched_yield(). Default 16.
+ *                         nothing from a sleeper), polls of the word with a CPU pause
+ *                         between them; for the first three only while no other waiter
+ *                         sleeps (each primitive's section says how it tells). An untimed
+ *                         wait pauses up to FASTSYNC_SPIN times (default 20), then yields;
+ *                         a timed wait, and a writer of the reader-writer lock before it
+ *                         registers, only pause, for up to FASTSYNC_SPIN_NS. 0 turns all
+ *                         spinning off.
+ *   FASTSYNC_SPIN_NS      the pauses' time bound, ns (default 10000): no spin pauses for
+ *                         longer, whatever a pause costs on the CPU. So a timed wait returns
+ *                         at most this much (and one poll) after its deadline, beyond the
+ *                         OS's own wake-up latency, and a writer holds new readers back at
+ *                         most this long after its call (plus any preemption).
+ *   FASTSYNC_SPIN_YIELDS  then up to this many polls, each after sched_yield() (default 16;
+ *   FASTSYNC_SPIN_YIELDS_NS  untimed waits only), while FASTSYNC_SPIN_YIELDS_NS ns (default
+ *                         100000) have not passed since the first. A yield runs a thread
+ *                         this one may be waiting for when they share a CPU; beside other
+ *                         busy threads one yield can take a whole time slice, after which
+ *                         the spin ends. See "Spinning" at fastsync__spin for the figures.
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
  *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
@@ -846,26 +859,21 @@ long syscall(long number, ...);
 #define FASTSYNC__COLD FASTSYNC_API
 #endif
 
-/* Spin before sleeping: FASTSYNC_SPIN polls of the semaphore word, each after a CPU pause
- * (~35 ns on the test machine), then FASTSYNC_SPIN_YIELDS polls, each after a sched_yield();
- * only while no other waiter is registered. The yields are what make spinning safe with more
- * threads than CPUs: the thread that will post may be waiting for this very CPU. Chosen with
- * bench/run --spin-sweep (bench/results/sweep.txt: 2-vCPU AMD EPYC VM, Linux 6.18, glibc
- * 2.36, 2026-11-30; medians of 5 passes, glibc sem_t measured in the same passes):
- *     SPIN+YIELDS            0+0   20+0  100+0  500+0  10+16  20+8  20+16  20+32  100+16
- *     ping-pong round trip  38.6us 20.3us 450ns  71ns   74ns  74ns   73ns   72ns   76ns
- *     4 pairs on 2 CPUs,
- *       fastsync / glibc     0.69   0.85   0.81  0.70   0.48  0.37   0.27   0.73   0.44
- * Pure spinning needs ~100+ polls to catch the ping-pong, and then swings between 0.7x and
- * 2x glibc when oversubscribed (earlier runs); with yields every setting catches the
- * ping-pong and stays below glibc oversubscribed. 20 + 16 burns the least CPU before a
- * waiter that nobody posts to goes to sleep (about 0.7 us of pauses plus 16 short syscalls). */
+/* Spin before sleeping: the defaults of the configuration macros (the manual's
+ * "Configuration"); fastsync__spin says how they combine, and why, with the figures. */
 #ifndef FASTSYNC_SPIN
 #define FASTSYNC_SPIN 20
+#endif
+#ifndef FASTSYNC_SPIN_NS
+#define FASTSYNC_SPIN_NS 10000
 #endif
 #ifndef FASTSYNC_SPIN_YIELDS
 #define FASTSYNC_SPIN_YIELDS 16
 #endif
+#ifndef FASTSYNC_SPIN_YIELDS_NS
+#define FASTSYNC_SPIN_YIELDS_NS 100000
+#endif
+#define FASTSYNC__SPIN_CHECK 16 /* polls between two looks at the clock */
 
 /* Atomics: the one layer every primitive goes through. Its operations are C11's generic
  * functions under short names, with C11's memory orders:
@@ -1747,18 +1755,74 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 #endif
 }
 
-/* One step of the bounded spin before a sleep, taken after poll i (0, 1, ...) failed:
- * FASTSYNC_SPIN CPU pauses, then FASTSYNC_SPIN_YIELDS yields (what makes spinning safe with
- * more threads than CPUs: the thread that will release may be waiting for this CPU).
- * Returns 0, taking no step, once the spin is over. */
-FASTSYNC_API int fastsync__spin(int i)
+/* The bounded spin before a sleep: a waiter calls fastsync__spin_start once, then
+ * fastsync__spin after each failed poll, which takes one step and returns 1, or returns 0,
+ * taking none, once the spin is over. Two kinds:
+ *   pausing   (yields 0) CPU pauses for up to FASTSYNC_SPIN_NS: a waiter whose spin holds
+ *             others back (a writer not yet registered lets new readers in), or whose
+ *             deadline a yield could overshoot by a time slice (every timed wait);
+ *   yielding  (yields 1) up to FASTSYNC_SPIN pauses (and no longer than FASTSYNC_SPIN_NS),
+ *             then up to FASTSYNC_SPIN_YIELDS yields while FASTSYNC_SPIN_YIELDS_NS have not
+ *             passed since the first: the untimed waits.
+ * FASTSYNC_SPIN 0 turns both off. Time is read on CLOCK_MONOTONIC every FASTSYNC__SPIN_CHECK
+ * pauses, first after the first FASTSYNC__SPIN_CHECK (a spin that succeeds sooner reads no
+ * clock), and before every yield. Time, not a count of steps, bounds the spin: a pause costs
+ * from a few to over a hundred cycles by CPU, a yield from a system call to a whole time
+ * slice (Linux's EEVDF puts the yielder behind every runnable thread), and a thread
+ * preempted in its spin stops at its next reading. */
+struct fastsync__spin {
+    int phase;   /* 0 pausing, 1 yielding, 2 over */
+    int yields;  /* the yielding kind */
+    int steps;   /* steps taken in this phase */
+    int64_t end; /* this phase's end, ns on CLOCK_MONOTONIC; 0: not read yet */
+};
+
+FASTSYNC_API int64_t fastsync__mono_ns(void)
 {
-    if (i >= FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS) return 0;
-    if (i < FASTSYNC_SPIN)
-        fastsync__cpu_relax();
-    else
-        fastsync__yield();
-    return 1;
+    struct timespec t;
+    fastsync__clock_now(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * FASTSYNC__NSEC_PER_SEC + t.tv_nsec;
+}
+
+FASTSYNC_API void fastsync__spin_start(struct fastsync__spin *sp, int yields)
+{
+    sp->phase = FASTSYNC_SPIN > 0 ? 0 : 2;
+    sp->yields = yields;
+    sp->steps = 0;
+    sp->end = 0;
+}
+
+FASTSYNC_API int fastsync__spin(struct fastsync__spin *sp)
+{
+    if (sp->phase == 0) {
+        int i = sp->steps++;
+        int over = sp->yields && i >= FASTSYNC_SPIN;
+        if (!over && i % FASTSYNC__SPIN_CHECK == FASTSYNC__SPIN_CHECK - 1) {
+            int64_t now = fastsync__mono_ns();
+            if (sp->end == 0)
+                sp->end = now + FASTSYNC_SPIN_NS;
+            else
+                over = now >= sp->end;
+        }
+        if (!over) {
+            fastsync__cpu_relax();
+            return 1;
+        }
+        sp->phase = sp->yields && FASTSYNC_SPIN_YIELDS > 0 ? 1 : 2;
+        sp->steps = 0;
+        sp->end = 0;
+    }
+    if (sp->phase == 1) {
+        int64_t now = fastsync__mono_ns();
+        if (sp->end == 0) sp->end = now + FASTSYNC_SPIN_YIELDS_NS;
+        if (sp->steps < FASTSYNC_SPIN_YIELDS && now < sp->end) {
+            sp->steps++;
+            fastsync__yield();
+            return 1;
+        }
+        sp->phase = 2;
+    }
+    return 0;
 }
 
 /* A sleep on one word for at most `slice` ns timed on CLOCK_MONOTONIC, so that a step of the
@@ -2175,16 +2239,17 @@ FASTSYNC__COLD FASTSYNC__CLEANUP_FRAME int fastsync__sem_sleep_cancellable(
 FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
                                          const struct timespec *abstime)
 {
-    /* Spin (FASTSYNC_SPIN polls with a pause, then FASTSYNC_SPIN_YIELDS polls after a
-     * yield) only while nobody is registered: with a sleeper, a post's token belongs to the
-     * thread it wakes, and a spinner would take it and send the sleeper back to bed. */
-    for (int i = 0; i < FASTSYNC_SPIN + FASTSYNC_SPIN_YIELDS; i++) {
+    /* Spin (fastsync__spin: polls for up to FASTSYNC_SPIN_NS) only while nobody is
+     * registered: with a sleeper, a post's token belongs to the thread it wakes, and a
+     * spinner would take it and send the sleeper back to bed. */
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, abstime == NULL);
+    do {
         /* relaxed: a poll; the take below has the acquire. */
         uint64_t v = fastsync__load(&s->state, memory_order_relaxed);
         if (fastsync__sem_waiters(v) != 0) break;
         if (fastsync__sem_take_spin(s, v) == 0) return 0;
-        (void)fastsync__spin(i);
-    }
+    } while (fastsync__spin(&sp));
 
     /* register. relaxed: posts read the waiter count from their own RMW on this word, and
      * all RMWs on one word are totally ordered: a post ordered before this RMW left a token
@@ -2663,8 +2728,8 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * Spinning: only while the word says LOCKED, i.e. no thread has given up and gone to sleep:
  * fastsync does not record the owner, so it cannot ask whether the owner runs; a sleeper on
  * the word is the sign that holds here are long (or the owner is descheduled), and a thread
- * that finds CONTENDED queues in the kernel at once. FASTSYNC_SPIN polls with a CPU pause,
- * then FASTSYNC_SPIN_YIELDS polls after a yield, as the semaphore.
+ * that finds CONTENDED queues in the kernel at once. The spin is fastsync__spin's, bounded in
+ * time (FASTSYNC_SPIN_NS), as the semaphore's.
  *
  * Fairness: none is promised. An unlocked mutex goes to whichever thread's RMW comes first,
  * a newcomer or the sleeper just woken (barging): the lock stays busy while a woken thread
@@ -2760,7 +2825,9 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     /* relaxed: a poll; the lock is taken by an acquire RMW below. */
     uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     const uint32_t shared = v & FASTSYNC__MX_SHARED;
-    for (int i = 0;; i++) {
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, abstime == NULL);
+    for (;;) {
         if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
         /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
          * relaxed: `v` is the fresh poll. Tried once even without spinning: the mutex may
@@ -2771,7 +2838,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
             fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
                                memory_order_acquire, memory_order_relaxed))
             return 0;
-        if (!fastsync__spin(i)) break;
+        if (!fastsync__spin(&sp)) break;
         /* relaxed: a poll, as above. */
         v = fastsync__load(&m->state, memory_order_relaxed);
     }
@@ -2920,7 +2987,7 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * while it holds a read lock deadlocks if a writer registered in between (as in Rust's
  * std and Zig's RwLock; POSIX's pthread_rwlock_rdlock allows it): take the lock once.
  *
- * Spinning, as the mutex (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields): a writer
+ * Spinning, as the mutex (fastsync__spin, up to FASTSYNC_SPIN_NS): a writer
  * while no writer is registered (readers may sleep behind another writer's hold meanwhile),
  * a reader while only a writer's hold (no registered writer, no rwait) keeps it out.
  *
@@ -3089,9 +3156,11 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
     int r;
     /* Spin while only a writer's hold keeps readers out (nobody registered or asleep). */
-    for (int i = 0;; i++) {
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, abstime == NULL);
+    for (;;) {
         if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) return r;
-        if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(i)) break;
+        if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(&sp)) break;
         v = fastsync__load(&rw->state, memory_order_relaxed);
     }
 #if FASTSYNC__CANCEL
@@ -3131,14 +3200,16 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     /* relaxed (every load here): a poll; the lock is taken by an acquire CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
     /* Spin while no writer is registered (none asleep: the holds are short so far). */
-    for (int i = 0; (v & FASTSYNC__RW_WRITERS) == 0; i++) {
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, 0);
+    while ((v & FASTSYNC__RW_WRITERS) == 0) {
         /* acquire: pairs with the release RMW of the unlocks that freed the lock. failure
          * relaxed: `v` is the fresh poll. */
         if (fastsync__rw_writable(v) &&
             fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_WLOCKED,
                                memory_order_acquire, memory_order_relaxed))
             return 0;
-        if (!fastsync__spin(i)) break;
+        if (!fastsync__spin(&sp)) break;
         v = fastsync__load(&rw->state, memory_order_relaxed);
     }
 #if FASTSYNC__CANCEL
@@ -3655,7 +3726,7 @@ FASTSYNC__COLD void fastsync__latch_cancelled(void *l)
 }
 
 /* A waiter inside the latch (v: the word its enter or arrive made, the count above 0): spin
- * (FASTSYNC_SPIN pauses, then FASTSYNC_SPIN_YIELDS yields, as the mutex's), then sleep until
+ * (fastsync__spin, up to FASTSYNC_SPIN_NS, as the mutex's), then sleep until
  * the count is 0 or the deadline (abstime NULL: none); leaves before it returns 0 or
  * ETIMEDOUT. Without the spin, a waiter of a latch that opens a few microseconds later
  * slept and waited for the wake: bench/latch round, 2 counters and 2 waiters on 2 CPUs,
@@ -3665,7 +3736,9 @@ FASTSYNC__COLD int fastsync__latch_sleep(fastsync_latch_t *l, uint64_t v, clocki
                                          const struct timespec *abstime)
 {
     /* acquire: pairs with the release CAS of every count_down. */
-    for (int i = 0; fastsync__latch_count(v) != 0 && fastsync__spin(i); i++)
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, abstime == NULL);
+    while (fastsync__latch_count(v) != 0 && fastsync__spin(&sp))
         v = fastsync__load(&l->state, memory_order_acquire);
     int r = 0;
     while (fastsync__latch_count(v) != 0) {
@@ -3945,11 +4018,12 @@ FASTSYNC_API void fastsync__barrier_end(fastsync_barrier_t *b, uint64_t v, uint6
 FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint64_t round)
 {
     uint64_t v;
-    for (int i = 0;; i++) {
+    struct fastsync__spin sp;
+    fastsync__spin_start(&sp, 1);
+    do {
         /* acquire: a moved round pairs with the end's release CAS. */
         v = fastsync__load(&b->state, memory_order_acquire);
-        if ((v & FASTSYNC__BAR_ROUND) != round || !fastsync__spin(i)) break;
-    }
+    } while ((v & FASTSYNC__BAR_ROUND) == round && fastsync__spin(&sp));
     while ((v & FASTSYNC__BAR_ROUND) == round) {
         if (!(v & FASTSYNC__BAR_SLEPT)) {
             /* set `slept`. failure acquire: the fresh value may show the round moved. Success

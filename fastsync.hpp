@@ -187,11 +187,11 @@
  * identifier, and files that differ only in a replacement must name theirs apart). So each
  * file's own objects work; objects of one configuration must still not be passed to code
  * of another: their protocols differ (a C object passed on through native_handle() or a C
- * API carries no configuration, so nothing diagnoses it). FASTSYNC_SPIN and
- * FASTSYNC_SPIN_YIELDS are not in the name: they only tune how long a waiter polls before it
- * sleeps, so C++ files that differ in them share the members, which spin as one of those
- * files says (define them alike to know which). Declare no fastsync name yourself
- * (namespace fastsync { class mutex; } names another class): include this header.
+ * API carries no configuration, so nothing diagnoses it). The FASTSYNC_SPIN macros are not
+ * in the name: they only tune how long a waiter polls before it sleeps, so C++ files that
+ * differ in them share the members, which spin as one of those files says (define them
+ * alike to know which). Declare no fastsync name yourself (namespace fastsync { class
+ * mutex; } names another class): include this header.
  * ABI: the mangled names carry the configuration, so two libraries built in different
  * configurations no longer share fastsync:: types in their interfaces (a function taking a
  * fastsync::mutex & in one is another function in the other): which is the truth, since
@@ -253,8 +253,9 @@
  *   __wait_NAME, __wake_NAME, __waitv_NAME   FASTSYNC_FUTEX_WAIT, _WAKE, _WAITV replaced by
  *                     the function NAME (the macro's expansion, an identifier)
  * "__" parts apart, which no name of a program's own contains (C++ reserves such names).
- * FASTSYNC_SPIN and FASTSYNC_SPIN_YIELDS are not in it: they tune how long a waiter polls
- * before it sleeps, and every protocol below works the same whatever they are. */
+ * The FASTSYNC_SPIN macros (FASTSYNC_SPIN, _NS, _YIELDS, _YIELDS_NS) are not in it: they
+ * tune how long a waiter polls before it sleeps, and every protocol below works the same
+ * whatever they are. */
 #define FASTSYNC__HPP_CAT(a, b) a##b
 #define FASTSYNC__HPP_XCAT(a, b) FASTSYNC__HPP_CAT(a, b)
 #if defined(FASTSYNC_BACKEND_LINUX)
