@@ -3001,9 +3001,12 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * while it holds a read lock deadlocks if a writer registered in between (as in Rust's
  * std and Zig's RwLock; POSIX's pthread_rwlock_rdlock allows it): take the lock once.
  *
- * Spinning, as the mutex (fastsync__spin, up to FASTSYNC_SPIN_NS): a writer
- * while no writer is registered (readers may sleep behind another writer's hold meanwhile),
- * a reader while only a writer's hold (no registered writer, no rwait) keeps it out.
+ * Spinning (fastsync__spin): a writer while no writer is registered (readers may sleep
+ * behind another writer's hold meanwhile), with pauses only and for at most FASTSYNC_SPIN_NS,
+ * then it registers: an unregistered writer holds no reader back, so writers-first starts
+ * within that bound of the call (a yield beside busy threads cost it a time slice, and 16 of
+ * them up to a second); a reader while only a writer's hold (no registered writer, no rwait)
+ * keeps it out, as the mutex's waiters.
  *
  * No upgrade (read to write): two readers that both tried it would each wait for the other
  * to leave. Release the read lock and take the write lock, then check again what was read;
