@@ -27,7 +27,7 @@
  * an array of its own, merged and sorted after the join: the measurement shares nothing.
  *
  * Parts (positional arguments; default all three; naming primitives limits the run to them):
- *   latency  each primitive, regime, T and load for a time box of --ms (150; --quick 40) ms:
+ *   latency  each primitive, regime, T and load for a time box of --ms (150; --quick 20) ms:
  *            mutex    T threads: think, lock, hold, unlock. A sample: lock's call to return.
  *            rwlock   T/2 readers and T/2 writers (1 and 1 at T 2), the same loop with rdlock
  *                     or wrlock: rows "rwlock rd" and "rwlock wr", each of its own threads.
@@ -73,10 +73,10 @@
  *            two CPUs, no busy threads. Each continuous thread takes the lock its way, holds
  *            it 50-200 us of work, releases and takes it again at once. The prober (the
  *            writer, or the reader) sleeps 1-3 ms, takes the lock the other way, writes (or
- *            checks) the line and releases it, up to --attempts (30; --quick 8) times within
+ *            checks) the line and releases it, up to --attempts (30; --quick 5) times within
  *            a budget of 2 caps (at least 3 attempts). A watchdog (main) stops the continuous
  *            threads from taking the lock again once the prober has waited --cap (1000;
- *            --quick 200) ms, so a lock that never lets it in ends that attempt ("over cap");
+ *            --quick 100) ms, so a lock that never lets it in ends that attempt ("over cap");
  *            after --stop-after (2) such attempts the run ends. Printed: attempts, over cap,
  *            the prober's median and longest wait, and the continuous threads' longest hold
  *            (issue 33's bound for a writers-first lock: the longest reader hold + 1 ms).
@@ -85,7 +85,7 @@
  * (bench,build,variant,metric,unit,median,min,max,reps: bench/bench.h's). --threads N runs
  * only T = N (2, 4 or 8; starve: N continuous threads where N is 4 or 8). --quick is a
  * reduced set: --threads 4 (2x the CPUs, alone and beside the busy threads; starve under 4),
- * --ms 40, --cap 200, --attempts 8.
+ * --ms 20, --cap 100, --attempts 5.
  *
  *   latency [--quick] [--reps N] [--ms N] [--threads N] [--busy N] [--timeout-us N] [--cap MS]
  *           [--attempts N] [--stop-after N] [--csv FILE] [--build NAME] [PART...] [PRIM...]
@@ -1559,9 +1559,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++) part[k] = part[k] || !any_part;
     for (int k = 0; k < NPRIM; k++) prim_on[k] = prim_on[k] || !any_prim;
     if (R < 1) R = 1;
-    if (ms == 0) ms = o.quick ? 40 : 150;
-    if (cap_ms == 0) cap_ms = o.quick ? 200 : 1000;
-    if (attempts <= 0) attempts = o.quick ? 8 : 30;
+    if (ms == 0) ms = o.quick ? 20 : 150;
+    if (cap_ms == 0) cap_ms = o.quick ? 100 : 1000;
+    if (attempts <= 0) attempts = o.quick ? 5 : 30;
     if (busy < 0) busy = 0;
     if (timeout_us <= 0) timeout_us = 1000;
     nload_busy = busy ? 2 : 1;
