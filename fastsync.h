@@ -1784,7 +1784,7 @@ FASTSYNC_API void fastsync__cpu_relax(void)
  * waiter that shares its CPU with the thread it waits for only wastes its pauses. Beside
  * busy threads a latch or barrier round still costs a stretched yield (about 250 rounds/s,
  * glibc's barrier 71 k): the untimed waits of the latch and barrier keep that cost. */
-struct fastsync__spin {
+struct fastsync__spinner {
     int phase;   /* 0 pausing, 1 yielding, 2 over */
     int yields;  /* the yielding kind */
     int steps;   /* steps taken in this phase */
@@ -1798,7 +1798,7 @@ FASTSYNC_API int64_t fastsync__mono_ns(void)
     return (int64_t)t.tv_sec * FASTSYNC__NSEC_PER_SEC + t.tv_nsec;
 }
 
-FASTSYNC_API void fastsync__spin_start(struct fastsync__spin *sp, int yields)
+FASTSYNC_API void fastsync__spin_start(struct fastsync__spinner *sp, int yields)
 {
     sp->phase = FASTSYNC_SPIN > 0 ? 0 : 2;
     sp->yields = yields;
@@ -1806,7 +1806,7 @@ FASTSYNC_API void fastsync__spin_start(struct fastsync__spin *sp, int yields)
     sp->end = 0;
 }
 
-FASTSYNC_API int fastsync__spin(struct fastsync__spin *sp)
+FASTSYNC_API int fastsync__spin(struct fastsync__spinner *sp)
 {
     if (sp->phase == 0) {
         int i = sp->steps++;
@@ -2256,7 +2256,7 @@ FASTSYNC__COLD int fastsync__sem_wait_slow(fastsync_sem_t *s, clockid_t clock,
     /* Spin (fastsync__spin: polls for up to FASTSYNC_SPIN_NS) only while nobody is
      * registered: with a sleeper, a post's token belongs to the thread it wakes, and a
      * spinner would take it and send the sleeper back to bed. */
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     do {
         /* relaxed: a poll; the take below has the acquire. */
@@ -2839,7 +2839,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     /* relaxed: a poll; the lock is taken by an acquire RMW below. */
     uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     const uint32_t shared = v & FASTSYNC__MX_SHARED;
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     for (;;) {
         if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
@@ -3173,7 +3173,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
     int r;
     /* Spin while only a writer's hold keeps readers out (nobody registered or asleep). */
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     for (;;) {
         if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) return r;
@@ -3217,7 +3217,7 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     /* relaxed (every load here): a poll; the lock is taken by an acquire CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
     /* Spin while no writer is registered (none asleep: the holds are short so far). */
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, 0);
     while ((v & FASTSYNC__RW_WRITERS) == 0) {
         /* acquire: pairs with the release RMW of the unlocks that freed the lock. failure
@@ -3753,7 +3753,7 @@ FASTSYNC__COLD int fastsync__latch_sleep(fastsync_latch_t *l, uint64_t v, clocki
                                          const struct timespec *abstime)
 {
     /* acquire: pairs with the release CAS of every count_down. */
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     while (fastsync__latch_count(v) != 0 && fastsync__spin(&sp))
         v = fastsync__load(&l->state, memory_order_acquire);
@@ -4035,7 +4035,7 @@ FASTSYNC_API void fastsync__barrier_end(fastsync_barrier_t *b, uint64_t v, uint6
 FASTSYNC__COLD void fastsync__barrier_sleep(fastsync_barrier_t *b, uint64_t round)
 {
     uint64_t v;
-    struct fastsync__spin sp;
+    struct fastsync__spinner sp;
     fastsync__spin_start(&sp, 1);
     do {
         /* acquire: a moved round pairs with the end's release CAS. */
