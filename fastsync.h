@@ -97,7 +97,7 @@
  *   (examples/worker_pool.c); or let one thread alone reset.
  *
  * Mutex, 4 bytes: a lock is one CAS (a FASTSYNC_SHARED mutex's two, see Guarantees), an unlock
- * one RMW and a FUTEX_WAKE only when a thread may sleep. The owner is not recorded (see the
+ * one CAS and a FUTEX_WAKE only when a thread may sleep. The owner is not recorded (see the
  * mutex section for what that rules out).
  *   int  fastsync_mutex_init(fastsync_mutex_t *m, int flags);        EINVAL: bad flags
  *   int  fastsync_mutex_destroy(fastsync_mutex_t *m);                EBUSY while locked
@@ -107,8 +107,10 @@
  *   int  fastsync_mutex_clocklock(fastsync_mutex_t *m, clockid_t clock, const struct timespec *abs);
  *   int  fastsync_mutex_unlock(fastsync_mutex_t *m);                 EPERM if it was not locked
  *   FASTSYNC_MUTEX_INIT  static initializer (process-private)
- *   Not a cancellation point (as pthread_mutex_lock); no fairness promised; a thread that
- *   locks a mutex it holds deadlocks (a timed lock times out); any thread may unlock.
+ *   Not a cancellation point (as pthread_mutex_lock); a thread that locks a mutex it holds
+ *   deadlocks (a timed lock times out); any thread may unlock. Starvation-free: a sleeper
+ *   that has waited FASTSYNC_MUTEX_HANDOFF_NS (1 ms) is handed the lock (mutex section,
+ *   "Fairness").
  *
  * Reader-writer lock, 8 bytes, writers first: once a writer waits (registered, after its
  * bounded spin), new readers wait behind it, so a stream of readers does not starve a
@@ -646,6 +648,10 @@
  *                         this one may be waiting for when they share a CPU; beside other
  *                         busy threads one yield can take a whole time slice, after which
  *                         the spin ends. See "Spinning" at fastsync__spin for the figures.
+ *   FASTSYNC_MUTEX_HANDOFF_NS  how long a mutex sleeper waits (ns from its first sleep,
+ *                         default 1000000) before it claims the next unlock, which hands
+ *                         it the lock: the bound on barging (mutex section, "Fairness").
+ *                         Negative: no hand-off, the barging of 0.4.
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
  *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
@@ -874,6 +880,9 @@ long syscall(long number, ...);
 #define FASTSYNC_SPIN_YIELDS_NS 100000
 #endif
 #define FASTSYNC__SPIN_CHECK 16 /* polls between two looks at the clock */
+#ifndef FASTSYNC_MUTEX_HANDOFF_NS
+#define FASTSYNC_MUTEX_HANDOFF_NS 1000000 /* the mutex's starvation bound (its section) */
+#endif
 
 /* Atomics: the one layer every primitive goes through. Its operations are C11's generic
  * functions under short names, with C11's memory orders:
@@ -2745,28 +2754,51 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * that finds CONTENDED queues in the kernel at once. The spin is fastsync__spin's, bounded in
  * time (FASTSYNC_SPIN_NS), as the semaphore's.
  *
- * Fairness: none is promised. An unlocked mutex goes to whichever thread's RMW comes first,
- * a newcomer or the sleeper just woken (barging): the lock stays busy while a woken thread
- * is scheduled, and a thread that unlocks and locks again keeps the line in its cache. The
- * decision rests on bench/mutex (T threads on 2 CPUs; glibc 2.36, x86-64; medians of 5
- * rounds; spread: the slowest thread's pairs / the fastest's, 1.0 is even), 2026-12-01:
- *   a short critical section and as much work outside it (the spin absorbs every wait: no
- *   futex call):
+ * Fairness: barging, bounded by a hand-off. An unlocked mutex goes to whichever thread's RMW
+ * comes first, a newcomer or the sleeper just woken: the lock stays busy while a woken
+ * thread is scheduled, and a thread that unlocks and locks again keeps the line in its cache
+ * (the throughput below). Barging alone can starve a sleeper: woken, it finds the mutex taken
+ * again and sleeps again, as often as that happens. So a sleeper that has waited
+ * FASTSYNC_MUTEX_HANDOFF_NS (default 1 ms, from its first sleep; looked at each time it
+ * wakes into a held mutex) claims the next unlock: its CAS sets STARVING (bit 3) with
+ * CONTENDED, only while no other thread holds the claim, so there is one claimant, and it
+ * knows it. Then:
+ *   unlock     keeps STARVING and clears the state: the mutex is handed, not free; it wakes
+ *              every sleeper (the claimant is one of them and no wake can single it out);
+ *   claimant   takes a handed mutex by CAS to CONTENDED, which clears STARVING;
+ *   others     never take a word with STARVING: lock's fast CAS (from 0) and trylock fail on
+ *              it, spinners stop spinning, sleepers sleep on it unchanged; destroy says EBUSY.
+ *   deadline   a timed claimant whose deadline passes gives the claim back (CAS clearing
+ *              STARVING; the word stays CONTENDED, so the unlock wakes one as it would
+ *              have), unless the mutex was handed to it first: then it takes it and returns
+ *              0. Cancellation does not apply (lock is no cancellation point).
+ * The bound: a claimant gets the mutex at the end of the hold in progress when it claims,
+ * plus its wake-up; a thread that keeps waiting claims as soon as no other holds the claim,
+ * i.e. after at most one other claimant's turn per claim. With the kernel's FIFO order of
+ * sleepers of one priority (Linux) every sleeper comes to claim in turn, so a waiter with
+ * N - 1 others waits at most about N holds plus N x (FASTSYNC_MUTEX_HANDOFF_NS + a wake-up);
+ * the other backends promise no order among sleepers, so there only the claimant's bound
+ * holds. The claim costs nothing until a sleeper has waited that long: the lock and unlock
+ * fast paths are one CAS each (callgrind: lock+unlock 9 instructions, 14 with 0.4's
+ * exchange-based unlock), a sleeper reads CLOCK_MONOTONIC once before its first sleep and
+ * once per wake-up. A hand-off wakes every sleeper, and all but the claimant sleep again: a
+ * system call per sleeper per hand-off, the price of the bound where holds are long.
+ * Measured with bench/latency (T threads on 2 CPUs; hold 20-200 us, think 2-20 us; medians
+ * of 5 runs of 150 ms; 2-vCPU AMD EPYC VM, Linux 6.18, glibc 2.36, 2026-12-05; fastsync 0.4
+ * without the hand-off -> with it; glibc's pthread_mutex_t in the same runs):
+ *   threads, busy    p99 wait, ms                slowest/fastest thread     lock+unlock/s
+ *   4 alone          11.7 -> 4.2   (glibc 10.6)  0.57 -> 0.64 (glibc 0.45)  7.8 k -> 7.6 k (7.6 k)
+ *   8 alone          32.6 -> 6.8   (glibc 28.7)  0.14 -> 0.61 (glibc 0.01)  8.0 k -> 7.2 k (7.8 k)
+ *   8 + 4 busy       68.4 -> 20.5  (glibc 60)    0.00 -> 0.08 (glibc 0.01)  4.4 k -> 5.5 k (3.5 k)
+ * (the table's figures are bench/results/latency_handoff.txt's). Beside busy threads the
+ * slowest thread is the one the scheduler gives least CPU, which no lock can make up for.
+ * In the spinning regime (short holds, waits absorbed by the spin) nobody sleeps and the
+ * claim never arises: the throughput is over twice glibc's (bench/mutex, 2026-12-01, glibc
+ * 2.36, x86-64, medians of 5; spread: the slowest thread's pairs / the fastest's):
  *     threads   fastsync pairs/s  spread    pthread_mutex_t pairs/s  spread
  *     2         29.2 M            0.73      13.4 M                   0.60
  *     4         33.7 M            0.63      14.1 M                   0.64
  *     8         33.3 M            0.69      15.3 M                   0.66
- *   a hold longer than the spin, ten times the work outside it (waiters sleep):
- *     2         26.1 k            0.01      26.2 k                   0.01
- *     4         25.3 k            0.41      26.1 k                   0.35
- *     8         27.0 k            0.29      26.1 k                   0.46
- * Under contention the throughput is over twice glibc's with no thread starved. When the
- * waiters sleep, the owner of a 2-thread lock often unlocks, works briefly and locks again
- * before the woken thread runs: glibc's mutex starves that thread just the same (spread
- * 0.007-0.87 over the rounds, glibc's 0.003-0.89). Only a hand-off (FIFO) mode would
- * prevent it, at the cost of a context switch on every contended unlock, so none was added;
- * a program that needs turns should take them explicitly (a ticket, or a semaphore per
- * thread).
  *
  * Ownership is not tracked: no error-checking, recursive, robust or priority-inheritance
  * kind. A thread that locks twice deadlocks; an unlock by another thread than the owner
@@ -2790,6 +2822,7 @@ typedef struct fastsync_mutex {
 #define FASTSYNC__MX_CONTENDED 2u
 #define FASTSYNC__MX_STATE 3u   /* mask of the state field */
 #define FASTSYNC__MX_SHARED 4u  /* process-shared flag */
+#define FASTSYNC__MX_STARVING 8u /* a sleeper claims the next hand-off */
 
 #ifdef __cplusplus
 #define FASTSYNC_MUTEX_INIT { { FASTSYNC__MX_UNLOCKED } }
@@ -2811,8 +2844,9 @@ FASTSYNC_API int fastsync_mutex_init(fastsync_mutex_t *m, int flags)
 FASTSYNC_API int fastsync_mutex_destroy(fastsync_mutex_t *m)
 {
     /* relaxed: a snapshot; EBUSY is a courtesy for the misuse it can see. */
-    return fastsync__mx_state(fastsync__load(&m->state, memory_order_relaxed)) !=
-                   FASTSYNC__MX_UNLOCKED
+    /* held, or handed to a sleeper (STARVING) */
+    return (fastsync__load(&m->state, memory_order_relaxed) &
+            (FASTSYNC__MX_STATE | FASTSYNC__MX_STARVING)) != 0
                ? EBUSY
                : 0;
 }
@@ -2821,14 +2855,28 @@ FASTSYNC_API int fastsync_mutex_trylock(fastsync_mutex_t *m)
 {
     /* relaxed: a guess for the CAS. */
     uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
-    while (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED) {
-        /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
-         * relaxed: `v` is the next guess; retried while unlocked, so never spuriously. */
+    /* unlocked and not handed to a sleeper (STARVING) */
+    while ((v & (FASTSYNC__MX_STATE | FASTSYNC__MX_STARVING)) == 0) {
+        /* acquire: pairs with the release CAS in fastsync_mutex_unlock. failure relaxed:
+         * `v` is the next guess; retried while unlocked, so never spuriously. */
         if (fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
                                memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return EBUSY;
+}
+
+/* Whether a sleeper that first slept at `since` has waited long enough to claim the next
+ * hand-off. FASTSYNC_MUTEX_HANDOFF_NS 0 claims after any sleep with no clock read (the GenMC
+ * harnesses explore the hand-off with it); negative never claims. */
+FASTSYNC_API int fastsync__mutex_waited(int64_t since)
+{
+#if FASTSYNC_MUTEX_HANDOFF_NS > 0
+    return fastsync__mono_ns() - since >= (int64_t)FASTSYNC_MUTEX_HANDOFF_NS;
+#else
+    (void)since;
+    return FASTSYNC_MUTEX_HANDOFF_NS == 0; /* negative: never */
+#endif
 }
 
 /* The slow path of every lock, entered once the fast CAS failed. abstime NULL: no deadline
@@ -2842,11 +2890,12 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     for (;;) {
-        if (fastsync__mx_state(v) == FASTSYNC__MX_CONTENDED) break; /* a thread sleeps */
-        /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure
-         * relaxed: `v` is the fresh poll. Tried once even without spinning: the mutex may
-         * have been unlocked since the caller's CAS (and clocklock's trylock comes here on a
-         * word it saw held), and the exchange below would take it as CONTENDED and make its
+        /* a thread sleeps (CONTENDED), or one claims the next hand-off (STARVING) */
+        if (v & (FASTSYNC__MX_CONTENDED | FASTSYNC__MX_STARVING)) break;
+        /* acquire: pairs with the release CAS in fastsync_mutex_unlock. failure relaxed:
+         * `v` is the fresh poll. Tried once even without spinning: the mutex may have been
+         * unlocked since the caller's CAS (and clocklock's trylock comes here on a word it
+         * saw held), and the sleeping loop below would take it as CONTENDED and make its
          * unlock wake. */
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
             fastsync__cas_weak(&m->state, &v, v | FASTSYNC__MX_LOCKED,
@@ -2861,20 +2910,65 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 #endif
     int r = 0;
+    int starving = 0;  /* this thread set STARVING: the next unlock is a hand-off to it */
+    int slept = 0;     /* this thread has slept at least once, first at `since` */
+    int64_t since = 0;
     for (;;) {
-        /* acquire: pairs with the release exchange in fastsync_mutex_unlock that left
-         * UNLOCKED. Leaving CONTENDED: this thread may sleep, so the holder's unlock must
-         * wake (and if it got the lock, its own unlock wakes another possible sleeper). */
-        v = fastsync__exchange(&m->state, shared | FASTSYNC__MX_CONTENDED, memory_order_acquire);
-        if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED) {
-            r = 0; /* taken, even once the deadline has passed: never ETIMEDOUT then */
-            break;
+        uint32_t want;
+        if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
+            (starving || !(v & FASTSYNC__MX_STARVING))) {
+            /* Free, or handed to this thread: take it as CONTENDED (other threads may sleep:
+             * its unlock must wake one), clearing STARVING. acquire: pairs with the release
+             * CAS in fastsync_mutex_unlock (or fastsync__mutex_unlock_slow) that freed or
+             * handed it. failure relaxed: `v` is the next guess. Taken even once the deadline
+             * has passed: never ETIMEDOUT then. */
+            if (fastsync__cas_weak(&m->state, &v, shared | FASTSYNC__MX_CONTENDED,
+                                   memory_order_acquire, memory_order_relaxed)) {
+                r = 0;
+                break;
+            }
+            continue;
         }
-        if (r == ETIMEDOUT) break; /* left CONTENDED behind: one needless wake, no loss */
-        r = fastsync__wait(FASTSYNC__FUTEX_ADDR(&m->state), shared | FASTSYNC__MX_CONTENDED,
-                           shared != 0, clock, abstime) == ETIMEDOUT
+        if (r == ETIMEDOUT) {
+            if (!starving) break; /* left CONTENDED behind: one needless wake, no loss */
+            /* Give the claim back: the word stays CONTENDED, so the holder's unlock wakes a
+             * sleeper as it would have without this thread. relaxed: takes nothing, and
+             * publishes nothing a reader of the bit needs (the holder's unlock is a plain
+             * release of the lock then). failure relaxed: `v` is the next guess; a hand-off
+             * that came first is taken above. */
+            if (fastsync__cas_weak(&m->state, &v, v & ~FASTSYNC__MX_STARVING,
+                                   memory_order_relaxed, memory_order_relaxed))
+                break;
+            continue;
+        }
+        if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED) {
+            want = v; /* handed to the claimant: sleep until it takes it (as CONTENDED) */
+        } else {
+            /* Held: say CONTENDED so that its unlock wakes; and claim the next hand-off if
+             * this thread has slept long enough and nobody holds the claim. */
+            want = (v & ~FASTSYNC__MX_STATE) | FASTSYNC__MX_CONTENDED;
+            if (slept && !(v & FASTSYNC__MX_STARVING) && fastsync__mutex_waited(since))
+                want |= FASTSYNC__MX_STARVING;
+        }
+        /* relaxed: takes nothing (the acquire CAS above takes the lock); the holder's unlock
+         * reads the bits by its own RMW, the same modification order. failure relaxed: `v`
+         * is the next guess. */
+        if (want != v && !fastsync__cas_weak(&m->state, &v, want,
+                                             memory_order_relaxed, memory_order_relaxed))
+            continue;
+        if (want & ~v & FASTSYNC__MX_STARVING) starving = 1;
+        if (!slept) {
+            slept = 1;
+#if FASTSYNC_MUTEX_HANDOFF_NS > 0
+            since = fastsync__mono_ns();
+#endif
+        }
+        r = fastsync__wait(FASTSYNC__FUTEX_ADDR(&m->state), want, shared != 0, clock,
+                           abstime) == ETIMEDOUT
                 ? ETIMEDOUT
                 : 0;
+        /* relaxed: a poll; the lock is taken by the acquire CAS above. */
+        v = fastsync__load(&m->state, memory_order_relaxed);
     }
 #if FASTSYNC__CANCEL
     (void)pthread_setcancelstate(cancel, &cancel);
@@ -2885,17 +2979,17 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
 FASTSYNC_API int fastsync_mutex_lock(fastsync_mutex_t *m)
 {
     uint32_t v = FASTSYNC__MX_UNLOCKED;
-    /* acquire: pairs with the release exchange in fastsync_mutex_unlock. failure relaxed:
-     * `v` is only the guess for the shared mutex's CAS below, itself the acquire RMW that
-     * takes the lock, and the slow path reads the word again. */
+    /* acquire: pairs with the release CAS in fastsync_mutex_unlock. failure relaxed: `v` is
+     * only the guess for the shared mutex's CAS below, itself the acquire RMW that takes the
+     * lock, and the slow path reads the word again. */
     if (fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_LOCKED,
                              memory_order_acquire, memory_order_relaxed))
         return 0;
     /* A shared mutex's word holds its shared bit, so the CAS from 0 fails on it even
      * unlocked; it returned the word, and when that says "shared, unlocked" one more CAS
      * from it takes the lock (no load: the failed CAS brought the line). acquire: pairs with
-     * the release exchange in fastsync_mutex_unlock. failure relaxed: the slow path reads
-     * the word again. */
+     * the release CAS in fastsync_mutex_unlock. failure relaxed: the slow path reads the
+     * word again. */
     if (v == FASTSYNC__MX_SHARED &&
         fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_SHARED | FASTSYNC__MX_LOCKED,
                              memory_order_acquire, memory_order_relaxed))
@@ -2919,17 +3013,48 @@ FASTSYNC_API int fastsync_mutex_timedlock(fastsync_mutex_t *m, const struct time
     return fastsync_mutex_clocklock(m, CLOCK_MONOTONIC, abs_monotonic);
 }
 
+/* The unlock of a word that is not exactly LOCKED (its shared bit aside), `v` as the failed
+ * CAS read it: CONTENDED, with or without STARVING; not locked at all (EPERM); or LOCKED
+ * (a shared mutex's word read before a sleeper made it CONTENDED). */
+FASTSYNC__COLD int fastsync__mutex_unlock_slow(fastsync_mutex_t *m, uint32_t v)
+{
+    /* release: pairs with the acquire CAS of the next lock. failure relaxed: `v` is read
+     * again; a held word leaves LOCKED only for CONTENDED (a sleeper's CAS). */
+    if (fastsync__mx_state(v) == FASTSYNC__MX_LOCKED &&
+        fastsync__cas_strong(&m->state, &v, v & ~FASTSYNC__MX_STATE,
+                             memory_order_release, memory_order_relaxed))
+        return 0; /* LOCKED: nobody sleeps, and STARVING comes only with CONTENDED */
+    if (fastsync__mx_state(v) != FASTSYNC__MX_CONTENDED) return EPERM;
+    /* CONTENDED: only the holder changes the state field now (sleepers CAS only from
+     * UNLOCKED, or to CONTENDED again, setting or clearing STARVING), so one subtraction sets
+     * it to UNLOCKED and keeps whatever the other bits hold at that moment: with STARVING the
+     * mutex is then handed to the claimant, which alone may take it. (Two unlocks of one hold
+     * racing each other are undefined, as POSIX's.) release: pairs with the acquire CAS of
+     * the next lock (the claimant's). */
+    v = fastsync__fetch_sub(&m->state, FASTSYNC__MX_CONTENDED, memory_order_release);
+    /* From here on `m` may be freed by the next owner: only its address is used. The
+     * claimant sleeps among the others and no wake can pick it out: wake them all (the
+     * others find the mutex handed and sleep again). */
+    fastsync__wake(FASTSYNC__FUTEX_ADDR(&m->state), (v & FASTSYNC__MX_STARVING) ? INT_MAX : 1,
+                   (v & FASTSYNC__MX_SHARED) != 0);
+    return 0;
+}
+
 FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
 {
-    /* relaxed: the shared bit, which never changes after init (the caller holds the lock,
-     * so the word cannot be mid-init). */
-    uint32_t shared = fastsync__load(&m->state, memory_order_relaxed) & FASTSYNC__MX_SHARED;
-    /* release: pairs with the acquire CAS or exchange of the next lock. */
-    uint32_t old = fastsync__exchange(&m->state, shared, memory_order_release);
-    /* From here on `m` may be freed by the next owner: only its address is used. */
-    if (fastsync__mx_state(old) == FASTSYNC__MX_CONTENDED)
-        fastsync__wake(FASTSYNC__FUTEX_ADDR(&m->state), 1, shared != 0);
-    return fastsync__mx_state(old) == FASTSYNC__MX_UNLOCKED ? EPERM : 0;
+    uint32_t v = FASTSYNC__MX_LOCKED;
+    /* release: pairs with the acquire CAS of the next lock. failure relaxed: `v` is the
+     * guess for the shared mutex's CAS below and the slow path's. */
+    if (fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_UNLOCKED,
+                             memory_order_release, memory_order_relaxed))
+        return 0;
+    /* A shared mutex's word, held with nobody waiting, is its shared bit | LOCKED: one more
+     * CAS, as in lock. release, failure relaxed: as above. */
+    if (v == (FASTSYNC__MX_SHARED | FASTSYNC__MX_LOCKED) &&
+        fastsync__cas_strong(&m->state, &v, FASTSYNC__MX_SHARED,
+                             memory_order_release, memory_order_relaxed))
+        return 0;
+    return fastsync__mutex_unlock_slow(m, v);
 }
 
 /* ======================================================================================

@@ -55,6 +55,13 @@
 #include <errno.h>
 #include "cas_progress.h"
 
+/* GenMC runs no clock_gettime: the mutex's hand-off (fastsync.h's FASTSYNC_MUTEX_HANDOFF_NS,
+ * a time from a sleeper's first sleep) is off, but where a harness asks for it with 0 (every
+ * sleeper that wakes into a held mutex claims the next unlock; mutex_handoff_genmc.c). */
+#ifndef FASTSYNC_MUTEX_HANDOFF_NS
+#define FASTSYNC_MUTEX_HANDOFF_NS -1
+#endif
+
 /* GenMC's <unistd.h> has no syscall(); fastsync.h's own calls of it are never reached here. */
 long syscall(long number, ...);
 
