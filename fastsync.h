@@ -2784,14 +2784,16 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * once per wake-up. A hand-off wakes every sleeper, and all but the claimant sleep again: a
  * system call per sleeper per hand-off, the price of the bound where holds are long.
  * Measured with bench/latency (T threads on 2 CPUs; hold 20-200 us, think 2-20 us; medians
- * of 5 runs of 150 ms; 2-vCPU AMD EPYC VM, Linux 6.18, glibc 2.36, 2026-12-05; fastsync 0.4
- * without the hand-off -> with it; glibc's pthread_mutex_t in the same runs):
- *   threads, busy    p99 wait, ms                slowest/fastest thread     lock+unlock/s
- *   4 alone          11.7 -> 4.2   (glibc 10.6)  0.57 -> 0.64 (glibc 0.45)  7.8 k -> 7.6 k (7.6 k)
- *   8 alone          32.6 -> 6.8   (glibc 28.7)  0.14 -> 0.61 (glibc 0.01)  8.0 k -> 7.2 k (7.8 k)
- *   8 + 4 busy       68.4 -> 20.5  (glibc 60)    0.00 -> 0.08 (glibc 0.01)  4.4 k -> 5.5 k (3.5 k)
- * (the table's figures are bench/results/latency_handoff.txt's). Beside busy threads the
- * slowest thread is the one the scheduler gives least CPU, which no lock can make up for.
+ * of 5 runs of 150 ms; 2-vCPU VM, Linux 6.18, glibc 2.36, 2026-12-05; fastsync 0.4 without
+ * the hand-off -> with it, the two builds run one after the other):
+ *   threads, busy    p99 wait, ms      slowest/fastest thread   lock+unlock/s
+ *   4 alone          11.7 -> 4.2       0.57 -> 0.64             7.8 k -> 7.6 k
+ *   8 alone          32.6 -> 6.8       0.14 -> 0.61             8.0 k -> 7.2 k
+ *   8 + 4 busy       68.4 -> 20.5      0.00 -> 0.08             4.4 k -> 5.5 k
+ * (glibc's pthread_mutex_t in an earlier run of the same kind: p99 10.6, 28.7, 60 ms;
+ * slowest/fastest 0.45, 0.01, 0.01).
+ * Beside busy threads the slowest thread is the one the scheduler gives least CPU, which no
+ * lock can make up for.
  * In the spinning regime (short holds, waits absorbed by the spin) nobody sleeps and the
  * claim never arises: the throughput is over twice glibc's (bench/mutex, 2026-12-01, glibc
  * 2.36, x86-64, medians of 5; spread: the slowest thread's pairs / the fastest's):
