@@ -114,8 +114,9 @@
  *
  * Reader-writer lock, 8 bytes, writers first: once a writer waits (registered, after its
  * bounded spin), new readers wait behind it, so a stream of readers does not starve a
- * writer (a stream of writers can starve readers: see the reader-writer lock section for
- * the order waiters get). A read lock is one CAS, its unlock one more (a load before each),
+ * writer; and starvation-free: a reader or writer that has waited FASTSYNC_RWLOCK_HANDOFF_NS
+ * (1 ms) claims the next turn, so a stream of writers does not starve readers either (the
+ * section's "Fairness" gives the order waiters get and the bound). A read lock is one CAS, its unlock one more (a load before each),
  * and no syscall unless a thread must sleep; a write lock and its unlock likewise (the
  * mutex's lock is one CAS without the load).
  *   int  fastsync_rwlock_init(fastsync_rwlock_t *rw, int flags);     EINVAL: bad flags
@@ -652,6 +653,11 @@
  *                         default 1000000) before it claims the next unlock, which hands
  *                         it the lock: the bound on barging (mutex section, "Fairness").
  *                         Negative: no hand-off, the barging of 0.4.
+ *   FASTSYNC_RWLOCK_HANDOFF_NS  the same for the reader-writer lock (default 1000000): a
+ *                         reader or a registered writer that has waited this long claims the
+ *                         next turn (its section, "Fairness"); a sleeping reader with no
+ *                         claim made looks again at this interval. Negative: writers first
+ *                         and barging alone, as 0.4.
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
  *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
@@ -882,6 +888,9 @@ long syscall(long number, ...);
 #define FASTSYNC__SPIN_CHECK 16 /* polls between two looks at the clock */
 #ifndef FASTSYNC_MUTEX_HANDOFF_NS
 #define FASTSYNC_MUTEX_HANDOFF_NS 1000000 /* the mutex's starvation bound (its section) */
+#endif
+#ifndef FASTSYNC_RWLOCK_HANDOFF_NS
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000 /* the reader-writer lock's (its section) */
 #endif
 
 /* Atomics: the one layer every primitive goes through. Its operations are C11's generic
@@ -2868,17 +2877,14 @@ FASTSYNC_API int fastsync_mutex_trylock(fastsync_mutex_t *m)
     return EBUSY;
 }
 
-/* Whether a sleeper that first slept at `since` has waited long enough to claim the next
- * hand-off. FASTSYNC_MUTEX_HANDOFF_NS 0 claims after any sleep with no clock read (the GenMC
- * harnesses explore the hand-off with it); negative never claims. */
-FASTSYNC_API int fastsync__mutex_waited(int64_t since)
+/* Whether a sleeper that first slept at `since` (fastsync__mono_ns, read only when bound > 0)
+ * has waited `bound` ns (FASTSYNC_MUTEX_HANDOFF_NS, FASTSYNC_RWLOCK_HANDOFF_NS), long enough
+ * to claim the next hand-off. A bound of 0 claims after any sleep with no clock read (the
+ * GenMC harnesses explore the hand-offs with it); a negative one never claims. */
+FASTSYNC_API int fastsync__waited(int64_t since, int64_t bound)
 {
-#if FASTSYNC_MUTEX_HANDOFF_NS > 0
-    return fastsync__mono_ns() - since >= (int64_t)FASTSYNC_MUTEX_HANDOFF_NS;
-#else
-    (void)since;
-    return FASTSYNC_MUTEX_HANDOFF_NS == 0; /* negative: never */
-#endif
+    if (bound <= 0) return bound == 0;
+    return fastsync__mono_ns() - since >= bound;
 }
 
 /* The slow path of every lock, entered once the fast CAS failed. abstime NULL: no deadline
@@ -2949,7 +2955,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
             /* Held: say CONTENDED so that its unlock wakes; and claim the next hand-off if
              * this thread has slept long enough and nobody holds the claim. */
             want = (v & ~FASTSYNC__MX_STATE) | FASTSYNC__MX_CONTENDED;
-            if (slept && !(v & FASTSYNC__MX_STARVING) && fastsync__mutex_waited(since))
+            if (slept && !(v & FASTSYNC__MX_STARVING) && fastsync__waited(since, FASTSYNC_MUTEX_HANDOFF_NS))
                 want |= FASTSYNC__MX_STARVING;
         }
         /* relaxed: takes nothing (the acquire CAS above takes the lock); the holder's unlock
@@ -3065,8 +3071,12 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * State: one 64-bit atomic word whose two halves are two futex words: readers sleep on its
  * low half, writers on its high half.
  *   bits  0..19  readers  read locks held, 0..FASTSYNC_RWLOCK_READERS_MAX (2^20 - 1)
- *   bits 20..29  writers  writers registered to sleep (waiting, asleep or about to be),
- *                         0..FASTSYNC__RW_WRITERS_MAX (1023)
+ *   bits 20..27  writers  writers registered to sleep (waiting, asleep or about to be),
+ *                         0..FASTSYNC__RW_WRITERS_MAX (255)
+ *   bit  28      rstarve  a reader that has waited FASTSYNC_RWLOCK_HANDOFF_NS claims the
+ *                         readers' turn next ("Fairness", below); cleared by that reader
+ *   bit  29      wstarve  a registered writer that has waited as long claims the next
+ *                         turn for itself; cleared by that writer
  *   bit  30      rwait    a reader may sleep on the low half: set by a reader before it
  *                         sleeps, cleared by the RMW that lets readers in again, which then
  *                         wakes every reader
@@ -3077,8 +3087,9 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * The high half, the writers' futex word, is only the shared bit and wseq, so that wseq has
  * 31 bits: a writer compares the high half it loaded, and only 2^31 hand-offs between its
  * load and its sleep bring that value back (the bound, under "No lost wakeup").
- * Readers may enter while the word has neither wlocked nor a registered writer ("readable");
- * a writer while it has neither wlocked nor readers ("writable").
+ * Readers may enter while the word has no wlocked, and no registered writer unless rstarve
+ * ("readable"); a writer while it has neither wlocked, readers, rstarve nor wstarve
+ * ("writable"), and the writer holding wstarve as if it had no wstarve.
  *
  * Transitions (each a single RMW on the word; "hand-off" is what any RMW that can free the
  * lock or let readers in adds, fastsync__rw_handoff):
@@ -3090,10 +3101,16 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *   give-up     writers -= 1, hand-off                  (a registered writer's deadline passed
  *                                                        while the lock was not writable)
  *   register    writers += 1 (a writer), or rwait set (a reader), before the first sleep
- *   hand-off:   when the result is writable and writers > 0: wseq += 1, then one wake on
- *               the high half; else when it is readable with rwait: rwait cleared, then a
- *               wake of all on the low half. After its RMW the caller touches only the
- *               word's address: the next owner may destroy and free the lock at once.
+ *   claim       rstarve set (a reader, with rwait, only while wlocked) or wstarve set (a
+ *               registered writer), each only while not already set ("Fairness")
+ *   give back   rstarve cleared, then a wake of all on the low half (a reader whose claim
+ *               its deadline ended); a writer's goes with its give-up
+ *   hand-off:   when the result has neither wlocked nor readers nor rstarve, and writers
+ *               > 0: wseq += 1, then one wake on the high half (of all if wstarve: the
+ *               claimant cannot be singled out); else when it is readable with rwait: rwait
+ *               cleared, then a wake of all on the low half. After its RMW the caller
+ *               touches only the word's address: the next owner may destroy and free the
+ *               lock at once.
  *
  * No lost wakeup. A writer sleeps on the high half only while it holds the value of the
  * same load that found the lock not writable, the writer already registered; the RMW that
@@ -3102,8 +3119,11 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * if it is writable, even past its deadline, so the wake is not wasted; one that finds it
  * taken again sleeps on, and that holder's unlock hands off in turn). A reader sleeps on the
  * low half only with rwait set in the value it compares, and rwait stays set while the word
- * is not readable (invariant: rwait => wlocked or writers > 0; each transition keeps it):
- * only a hand-off clears it, by the RMW that makes the word readable, and wakes all.
+ * is not readable (invariant: rwait => not readable; each transition keeps it): only a
+ * hand-off clears it, by the RMW that makes the word readable, and wakes all. (A reader's
+ * claim sets rstarve only with wlocked, which stays not readable; the hand-off that clears
+ * wlocked then finds it readable. A claimant clears rstarve only as it enters, or gives it
+ * back while the word is not readable anyway, and wakes the readers then: see "Fairness".)
  * A writer that gives up (its deadline) deregisters; if it was the last writer registered
  * and no writer holds the lock, its hand-off lets in and wakes the readers it held back
  * (the class of glibc bug 23844). It cannot strand a writer's wake: it gives up only while
@@ -3120,13 +3140,51 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * already inside finish). It registers after its bounded spin, with a CAS: other threads'
  * RMWs on the word can make that CAS retry (lock-free, not wait-free: a writer could in
  * theory lose every race to readers coming and going; none was seen to lose more than a
- * few). Waiting writers go before waiting readers; among writers there
- * is no order (the kernel picks the sleeper a wake reaches, and a writer that arrives as
- * the lock is freed may take it first: barging, as the mutex); waiting readers all enter
- * together once no writer holds the lock or waits. So a steady stream of writers can hold
- * readers back for as long as it lasts, never the reverse. A thread that read-locks again
- * while it holds a read lock deadlocks if a writer registered in between (as in Rust's
- * std and Zig's RwLock; POSIX's pthread_rwlock_rdlock allows it): take the lock once.
+ * few). Waiting writers go before waiting readers; among writers there is no order (the
+ * kernel picks the sleeper a wake reaches, and a writer that arrives as the lock is freed
+ * may take it first: barging, as the mutex); waiting readers all enter together once no
+ * writer holds the lock or waits. A thread that read-locks again while it holds a read lock
+ * deadlocks if a writer registered in between (as in Rust's std and Zig's RwLock; POSIX's
+ * pthread_rwlock_rdlock allows it): take the lock once.
+ *
+ * Fairness: writers first alone would let a steady stream of writers hold readers back for
+ * as long as it lasts, and barging lets writers pass a sleeping writer again and again. So a
+ * waiter that has waited FASTSYNC_RWLOCK_HANDOFF_NS (default 1 ms, from its first sleep)
+ * claims the next turn, one reader and one writer at a time, each knowing its claim:
+ *   reader     claims rstarve, while a writer holds the lock, in the CAS that sets rwait.
+ *              That writer's unlock then lets the readers in (writers registered or not)
+ *              and wakes them all; new writers cannot take the lock while rstarve is set;
+ *              readers enter until the claimant does, whose entering CAS clears rstarve, and
+ *              the writers' turn comes when those readers leave. No reader sleeps past its
+ *              bound unawares: while nobody holds rstarve, a sleeping reader (whom no
+ *              writer's unlock is sure to wake) sleeps in slices of FASTSYNC_RWLOCK_HANDOFF_NS
+ *              and looks again after each; with a claim made, it sleeps until the readers'
+ *              turn.
+ *   writer     a registered writer woken into a lock it may not take claims wstarve. The
+ *              release that frees the lock then wakes every writer and only the claimant may
+ *              take it (trywrlock and the others' CAS fail on wstarve); readers stay out as
+ *              behind any registered writer.
+ *   deadline   a claimant whose deadline passes takes the lock if it was handed to it (0,
+ *              never ETIMEDOUT then), else gives the claim back: a reader clears rstarve (the
+ *              word is write-locked, or holds FASTSYNC_RWLOCK_READERS_MAX readers: nobody is
+ *              let in by it) and wakes the readers so that another may claim; a writer
+ *              clears wstarve with its give-up, whose hand-off wakes as any release's.
+ *   cancellation  does not apply (neither lock is a cancellation point).
+ * With both claims made, the readers' turn comes first, then the writer's: turns alternate
+ * while both kinds starve. The bound: a reader that has waited FASTSYNC_RWLOCK_HANDOFF_NS
+ * claims within one more slice, at the next writer's hold if the read turn in progress (one
+ * it could not join, a writer's claim or registered writers ahead) ends first, and enters at
+ * the end of that hold; a writer claims at its first wake-up after the bound (Linux wakes
+ * sleeping writers first-in first-out, so each comes in turn) and enters at the end of the
+ * hold in progress, or of the readers' turn claimed before it. So on Linux no thread waits
+ * more than about the holds of the turns ahead of it plus a few times
+ * FASTSYNC_RWLOCK_HANDOFF_NS; the other backends promise no order among sleeping writers,
+ * so there only the claimant's bound holds. A negative FASTSYNC_RWLOCK_HANDOFF_NS turns the
+ * claims off (writers first and barging alone, as 0.4). The cost while nobody has waited that
+ * long: none on the paths that do not sleep (rdlock's and wrlock's uncontended instructions
+ * are the same); a sleeping reader's sleeps are timed (one more wake-up every
+ * FASTSYNC_RWLOCK_HANDOFF_NS while it sleeps behind writers with nobody claiming), and a
+ * writer reads CLOCK_MONOTONIC once before its first sleep and once per wake-up.
  *
  * Spinning (fastsync__spin): a writer while no writer is registered (readers may sleep
  * behind another writer's hold meanwhile), with pauses only and for at most FASTSYNC_SPIN_NS,
@@ -3139,7 +3197,7 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * to leave. Release the read lock and take the write lock, then check again what was read;
  * or take the write lock from the start and downgrade once the writing is done.
  *
- * A writer count at its maximum (1023 registered) leaves a further writer unregistered:
+ * A writer count at its maximum (255 registered) leaves a further writer unregistered:
  * it sleeps in slices of FASTSYNC__RW_SLICE_NS (1 ms) and looks again after each (nothing
  * is sure to wake it), still keeping its deadline.
  *
@@ -3167,8 +3225,10 @@ typedef struct fastsync_rwlock {
 #define FASTSYNC_RWLOCK_READERS_MAX 0xfffffu
 #define FASTSYNC__RW_READERS ((uint64_t)FASTSYNC_RWLOCK_READERS_MAX) /* mask; one reader is 1 */
 #define FASTSYNC__RW_WRITER ((uint64_t)1 << 20)            /* one registered writer */
-#define FASTSYNC__RW_WRITERS_MAX 0x3ffu
+#define FASTSYNC__RW_WRITERS_MAX 0xffu
 #define FASTSYNC__RW_WRITERS ((uint64_t)FASTSYNC__RW_WRITERS_MAX << 20) /* the writer count */
+#define FASTSYNC__RW_RSTARVE ((uint64_t)1 << 28)
+#define FASTSYNC__RW_WSTARVE ((uint64_t)1 << 29)
 #define FASTSYNC__RW_RWAIT ((uint64_t)1 << 30)
 #define FASTSYNC__RW_WLOCKED ((uint64_t)1 << 31)
 #define FASTSYNC__RW_SHARED ((uint64_t)1 << 32)
@@ -3178,15 +3238,19 @@ typedef struct fastsync_rwlock {
 
 FASTSYNC_API uint32_t fastsync__rw_readers(uint64_t v) { return (uint32_t)(v & FASTSYNC__RW_READERS); }
 FASTSYNC_API int fastsync__rw_shared(uint64_t v) { return (v & FASTSYNC__RW_SHARED) != 0; }
-/* Readers may enter: no writer holds the lock or is registered. */
+/* Readers may enter: no writer holds the lock, and none is registered unless a reader
+ * claimed the readers' turn (rstarve). */
 FASTSYNC_API int fastsync__rw_readable(uint64_t v)
 {
-    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS)) == 0;
+    return (v & FASTSYNC__RW_WLOCKED) == 0 &&
+           ((v & FASTSYNC__RW_WRITERS) == 0 || (v & FASTSYNC__RW_RSTARVE) != 0);
 }
-/* A writer may enter: nobody holds the lock. */
+/* A writer may enter: nobody holds the lock and nobody claimed the next turn (the writer
+ * that claimed wstarve asks with it masked off). */
 FASTSYNC_API int fastsync__rw_writable(uint64_t v)
 {
-    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_READERS)) == 0;
+    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_READERS | FASTSYNC__RW_RSTARVE |
+                 FASTSYNC__RW_WSTARVE)) == 0;
 }
 
 /* The readers' futex word (the low half) and the writers' (the high half): addresses,
@@ -3201,16 +3265,19 @@ FASTSYNC_API void *fastsync__rw_wfutex(fastsync_rwlock_t *rw)
 }
 
 /* The hand-off (above), applied to `v`, the word after an RMW's own change: what that RMW
- * must leave instead. *wake: 0, FASTSYNC__RW_WAKE_WRITER or FASTSYNC__RW_WAKE_READERS,
- * for fastsync__rw_wake after the RMW. */
+ * must leave instead. *wake: 0, FASTSYNC__RW_WAKE_WRITER, _WRITERS or _READERS, for
+ * fastsync__rw_wake after the RMW. */
 #define FASTSYNC__RW_WAKE_WRITER 1
 #define FASTSYNC__RW_WAKE_READERS 2
+#define FASTSYNC__RW_WAKE_WRITERS 3
 FASTSYNC_API uint64_t fastsync__rw_handoff(uint64_t v, int *wake)
 {
     *wake = 0;
     if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) == 0) return v; /* nobody waits */
-    if (fastsync__rw_writable(v) && (v & FASTSYNC__RW_WRITERS) != 0) {
-        *wake = FASTSYNC__RW_WAKE_WRITER;
+    /* free, no readers' turn claimed, writers registered: the writers' turn (wstarve: the
+     * claimant's, and only a wake of all is sure to reach it) */
+    if (fastsync__rw_writable(v & ~FASTSYNC__RW_WSTARVE) && (v & FASTSYNC__RW_WRITERS) != 0) {
+        *wake = (v & FASTSYNC__RW_WSTARVE) ? FASTSYNC__RW_WAKE_WRITERS : FASTSYNC__RW_WAKE_WRITER;
         return v + FASTSYNC__RW_WSEQ; /* (wraps at the top of the word) */
     }
     if (fastsync__rw_readable(v) && (v & FASTSYNC__RW_RWAIT) != 0) {
@@ -3224,8 +3291,9 @@ FASTSYNC_API uint64_t fastsync__rw_handoff(uint64_t v, int *wake)
  * word's address is used: the lock may be freed already. */
 FASTSYNC__COLD void fastsync__rw_wake(fastsync_rwlock_t *rw, int wake, uint64_t v)
 {
-    if (wake == FASTSYNC__RW_WAKE_WRITER)
-        fastsync__wake(fastsync__rw_wfutex(rw), 1, fastsync__rw_shared(v));
+    if (wake != FASTSYNC__RW_WAKE_READERS)
+        fastsync__wake(fastsync__rw_wfutex(rw), wake == FASTSYNC__RW_WAKE_WRITER ? 1 : INT_MAX,
+                       fastsync__rw_shared(v));
     else
         fastsync__wake(fastsync__rw_rfutex(rw), INT_MAX, fastsync__rw_shared(v));
 }
@@ -3248,22 +3316,28 @@ FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
 }
 
 /* A read lock if readers may enter, given *v as a fresh guess of the word; retried while
- * they may, so it never fails spuriously. 0, EBUSY (a writer holds the lock or waits) or
+ * they may, so it never fails spuriously. `claim`: FASTSYNC__RW_RSTARVE from the reader
+ * that holds that claim (its entering CAS clears it), else 0. 0, EBUSY (a writer holds the
+ * lock or waits) or
  * EAGAIN (FASTSYNC_RWLOCK_READERS_MAX read locks held). On EBUSY *v is the value that said
  * so (the last failed CAS's, not the first guess): a reader that goes on to sleep must
  * compare against it, since the guess may have been readable and be again by then (a
  * writer that locked and unlocked in between leaves the same value), and a reader that
  * marked rwait on it would sleep on a free lock (test/rwlock_reader_stale_guess.c). */
-FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v)
+FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v, uint64_t claim)
 {
     /* Readable with fewer readers than the maximum, in one compare: wlocked and the writer
-     * count lie above the readers field, so either makes the masked word exceed it. */
+     * count lie above the readers field, so either makes the masked word exceed it; then,
+     * only when that fails, the readers' turn claimed past registered writers. */
     while ((*v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS | FASTSYNC__RW_READERS)) <
-           FASTSYNC_RWLOCK_READERS_MAX) {
+               FASTSYNC_RWLOCK_READERS_MAX ||
+           ((*v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_RSTARVE &&
+            fastsync__rw_readers(*v) < FASTSYNC_RWLOCK_READERS_MAX)) {
         /* acquire: pairs with the release RMW that last released the write lock
          * (wrunlock, downgrade; later RMWs continue its release sequence). failure relaxed:
          * `*v` is the next guess. */
-        if (fastsync__cas_weak(&rw->state, v, *v + 1, memory_order_acquire, memory_order_relaxed))
+        if (fastsync__cas_weak(&rw->state, v, (*v + 1) & ~claim,
+                               memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return fastsync__rw_readable(*v) ? EAGAIN : EBUSY;
@@ -3273,7 +3347,7 @@ FASTSYNC_API int fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
-    return fastsync__rw_tryread(rw, &v);
+    return fastsync__rw_tryread(rw, &v, 0);
 }
 
 FASTSYNC_API int fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw)
@@ -3303,7 +3377,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     for (;;) {
-        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) return r;
+        if ((r = fastsync__rw_tryread(rw, &v, 0)) != EBUSY) return r;
         if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(&sp)) break;
         v = fastsync__load(&rw->state, memory_order_relaxed);
     }
@@ -3312,23 +3386,53 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 #endif
     int timed_out = 0;
+    uint64_t claim = 0; /* FASTSYNC__RW_RSTARVE once this reader holds the readers' claim */
+    int slept = 0;      /* this reader has slept at least once, first at `since` */
+    int64_t since = 0;
     for (;;) {
         v = fastsync__load(&rw->state, memory_order_relaxed);
-        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) break;
-        if (timed_out) {
-            r = ETIMEDOUT; /* rwait stays: one needless wake at most (the invariant holds) */
+        r = fastsync__rw_tryread(rw, &v, claim);
+        if (r == 0 || (r == EAGAIN && claim == 0)) break;
+        if (timed_out || r == EAGAIN) {
+            if (r != EAGAIN) r = ETIMEDOUT; /* rwait stays: one needless wake at most */
+            if (claim == 0) break;
+            /* Give the claim back. The word is write-locked or holds the most readers (the
+             * failed tryread's value, which this CAS finds unchanged): clearing rstarve lets
+             * nobody in, so no hand-off is due; the readers are woken to claim again.
+             * relaxed: takes and publishes nothing. failure relaxed: look again (a hand-off
+             * that came first is taken above). */
+            if (!fastsync__cas_weak(&rw->state, &v, v & ~FASTSYNC__RW_RSTARVE,
+                                    memory_order_relaxed, memory_order_relaxed))
+                continue;
+            fastsync__rw_wake(rw, FASTSYNC__RW_WAKE_READERS, v);
             break;
         }
-        /* rwait, then sleep while the low half holds it. relaxed: the hand-off that clears it
-         * reads it with its own RMW on this word. Set only where not readable: the CAS
-         * fails if the word has changed. */
-        if ((v & FASTSYNC__RW_RWAIT) == 0 &&
-            !fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_RWAIT,
-                                memory_order_relaxed, memory_order_relaxed))
+        /* rwait, then sleep while the low half holds it; and the readers' claim if this
+         * reader has slept past its bound, a writer holds the lock and nobody claimed.
+         * relaxed: the hand-off that clears them reads them with its own RMW on this word.
+         * Set only where not readable: the CAS fails if the word has changed. */
+        uint64_t want = v | FASTSYNC__RW_RWAIT;
+        if (slept && (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_WLOCKED &&
+            fastsync__waited(since, FASTSYNC_RWLOCK_HANDOFF_NS))
+            want |= FASTSYNC__RW_RSTARVE;
+        if (want != v && !fastsync__cas_weak(&rw->state, &v, want,
+                                             memory_order_relaxed, memory_order_relaxed))
             continue;
-        v |= FASTSYNC__RW_RWAIT;
-        timed_out = fastsync__wait(fastsync__rw_rfutex(rw), (uint32_t)v, fastsync__rw_shared(v),
-                                   clock, abstime) == ETIMEDOUT;
+        claim |= want & ~v & FASTSYNC__RW_RSTARVE;
+        v = want;
+        if (!slept) {
+            slept = 1;
+            if (FASTSYNC_RWLOCK_HANDOFF_NS > 0) since = fastsync__mono_ns();
+        }
+        /* With no claim made, no writer's unlock is sure to wake this reader: a slice. */
+        if (FASTSYNC_RWLOCK_HANDOFF_NS > 0 && (v & FASTSYNC__RW_RSTARVE) == 0)
+            timed_out = fastsync__wait_slice(fastsync__rw_rfutex(rw), (uint32_t)v,
+                                             fastsync__rw_shared(v),
+                                             (uint64_t)FASTSYNC_RWLOCK_HANDOFF_NS, clock,
+                                             abstime, NULL) == ETIMEDOUT;
+        else
+            timed_out = fastsync__wait(fastsync__rw_rfutex(rw), (uint32_t)v,
+                                       fastsync__rw_shared(v), clock, abstime) == ETIMEDOUT;
     }
 #if FASTSYNC__CANCEL
     (void)pthread_setcancelstate(cancel, &cancel);
@@ -3360,12 +3464,16 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     int cancel;
     (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 #endif
-    uint64_t me = 0; /* FASTSYNC__RW_WRITER once registered */
+    uint64_t me = 0;    /* FASTSYNC__RW_WRITER once registered */
+    uint64_t claim = 0; /* FASTSYNC__RW_WSTARVE once this writer holds the writers' claim */
+    int slept = 0;      /* this writer has slept at least once, first at `since` */
+    int64_t since = 0;
     int r, timed_out = 0, wake;
     for (;;) {
-        if (fastsync__rw_writable(v)) {
-            /* take it, and leave the count. acquire: as above; failure relaxed: look again. */
-            if (fastsync__cas_weak(&rw->state, &v, (v | FASTSYNC__RW_WLOCKED) - me,
+        if (fastsync__rw_writable(v & ~claim)) {
+            /* take it, and leave the count and the claim. acquire: as above; failure
+             * relaxed: look again. */
+            if (fastsync__cas_weak(&rw->state, &v, (v | FASTSYNC__RW_WLOCKED) - me - claim,
                                    memory_order_acquire, memory_order_relaxed)) {
                 r = 0; /* taken, even once the deadline has passed: never ETIMEDOUT then */
                 break;
@@ -3375,11 +3483,11 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
         if (timed_out) {
             r = ETIMEDOUT;
             if (me == 0) break;
-            /* give up: leave the count, and if that lets the readers in, wake them. release:
-             * pairs with the acquire CAS of a reader it lets in, which may destroy and free
-             * the lock at once: this thread's accesses to the word (its registration, this
-             * RMW) happen before that. failure relaxed: look again. */
-            if (!fastsync__cas_weak(&rw->state, &v, fastsync__rw_handoff(v - me, &wake),
+            /* give up: leave the count and the claim, and if that lets the readers in, wake
+             * them. release: pairs with the acquire CAS of a reader it lets in, which may
+             * destroy and free the lock at once: this thread's accesses to the word (its
+             * registration, this RMW) happen before that. failure relaxed: look again. */
+            if (!fastsync__cas_weak(&rw->state, &v, fastsync__rw_handoff(v - me - claim, &wake),
                                     memory_order_release, memory_order_relaxed))
                 continue;
             if (wake != 0) fastsync__rw_wake(rw, wake, v);
@@ -3394,6 +3502,20 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
                 continue;
             me = FASTSYNC__RW_WRITER;
             v += me;
+        } else if (me != 0 && slept && (v & FASTSYNC__RW_WSTARVE) == 0 &&
+                   fastsync__waited(since, FASTSYNC_RWLOCK_HANDOFF_NS)) {
+            /* Woken into a lock it may not take, past its bound, nobody claiming: claim the
+             * next turn. relaxed: as register (the release that hands off reads it with its
+             * own RMW). */
+            if (!fastsync__cas_weak(&rw->state, &v, v | FASTSYNC__RW_WSTARVE,
+                                    memory_order_relaxed, memory_order_relaxed))
+                continue;
+            claim = FASTSYNC__RW_WSTARVE;
+            v |= claim;
+        }
+        if (!slept) {
+            slept = 1;
+            if (FASTSYNC_RWLOCK_HANDOFF_NS > 0) since = fastsync__mono_ns();
         }
         if (me != 0)
             timed_out = fastsync__wait(fastsync__rw_wfutex(rw), (uint32_t)(v >> 32),
@@ -3414,7 +3536,7 @@ FASTSYNC_API int fastsync_rwlock_rdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
-    int r = fastsync__rw_tryread(rw, &v);
+    int r = fastsync__rw_tryread(rw, &v, 0);
     if (r != EBUSY) return r;
     return fastsync__rw_rdlock_slow(rw, CLOCK_MONOTONIC, NULL);
 }

@@ -11,6 +11,8 @@
  *                                thread after each wait that reached the kernel
  *   test_after_futex_wake        (Linux) the same in the waking thread after each wake
  *   test_wait_override/_wake_override  (Linux) a test's own seam below the counting layer
+ *   test_script_*                (Linux) such a seam as a script: each wait records its call
+ *                                and returns only when the test releases it (below)
  *   test_waitv_fallback          wait_any's multi-wait answers ENOSYS: the waits take their
  *                                fallback (FASTSYNC_TEST_WAITV=fallback sets it in test_init)
  *   test_waitvs_made             multi-waits made (each also counts in test_kernel_waits)
@@ -1486,5 +1488,108 @@ static inline void test_storm_dump(struct test_storm *s)
     diag("signals sent %lu, caught %lu", test_storm_sent(s), test_storm_caught());
 }
 #endif
+
+/* ---- a scripted futex seam ----
+ * test_script_install() makes test_wait_override/_wake_override a script, for a test that
+ * forces every step of a protocol (mutex_starving, rwlock_starving) with no kernel call: a
+ * wait records its call (the word's address, the value, whether it had a deadline) and, if
+ * the word holds the value, returns only once the test has released it with
+ * test_script_release(i, answer) (0: woken; ETIMEDOUT), and no sooner than
+ * test_script.min_ns after it began (so that a sleeper's clock has passed a bound by then);
+ * if not, at once with 0 (as EAGAIN). Each wait is released on its own. A wake records its address and count. Waits and wakes
+ * are numbered from 0 in the order they begin; the test's own bound, TEST_SCRIPT_MAX of each:
+ * a wait past it returns EINVAL (the counts then tell). */
+enum { TEST_SCRIPT_MAX = 8 };
+static struct test_script {
+    uint64_t min_ns;                           /* set before the threads start */
+    _Atomic(int) begun;                        /* waits begun */
+    _Atomic(int) waits;                        /* waits begun and recorded */
+    _Atomic(int) released;                     /* waits released */
+    _Atomic(bool) go[TEST_SCRIPT_MAX];         /* each may return */
+    _Atomic(int) answer[TEST_SCRIPT_MAX];      /* what each returns */
+    _Atomic(uint32_t) expected[TEST_SCRIPT_MAX];
+    _Atomic(uintptr_t) word[TEST_SCRIPT_MAX];
+    _Atomic(bool) timed[TEST_SCRIPT_MAX];      /* it had a deadline */
+    _Atomic(int) wakes;                        /* wakes made */
+    _Atomic(int) wake_n[TEST_SCRIPT_MAX];      /* the count each asked for */
+    _Atomic(uintptr_t) wake_word[TEST_SCRIPT_MAX];
+} test_script;
+/* (Every atomic of the script is seq_cst, the default: flags of a test.) */
+
+static inline int test_script_wait(void *w, uint32_t expected, int shared, clockid_t clock,
+                                   const struct timespec *abstime)
+{
+    (void)shared, (void)clock;
+    uint64_t t0 = test_now_ns();
+    int i = atomic_fetch_add(&test_script.begun, 1);
+    if (i >= TEST_SCRIPT_MAX) return EINVAL;
+    atomic_store(&test_script.expected[i], expected);
+    atomic_store(&test_script.word[i], (uintptr_t)w);
+    atomic_store(&test_script.timed[i], abstime != NULL);
+    atomic_fetch_add(&test_script.waits, 1);
+    if (*(_Atomic(uint32_t) *)w != expected) return 0; /* the word moved: as EAGAIN */
+    uint64_t end = test_limit_end(5000);
+    while (test_box_open(end) &&
+           (!atomic_load(&test_script.go[i]) || test_now_ns() - t0 < test_script.min_ns))
+        test_sleep_ns(100000);
+    return atomic_load(&test_script.answer[i]);
+}
+
+static inline void test_script_wake(void *w, int n, int shared)
+{
+    (void)shared;
+    int i = atomic_fetch_add(&test_script.wakes, 1);
+    if (i >= TEST_SCRIPT_MAX) return;
+    atomic_store(&test_script.wake_word[i], (uintptr_t)w);
+    atomic_store(&test_script.wake_n[i], n);
+}
+
+/* Wipes the record (before each case, with no thread inside the seam) and installs the
+ * script; min_ns as above. */
+static inline void test_script_install(uint64_t min_ns)
+{
+    memset((void *)&test_script, 0, sizeof test_script);
+    test_script.min_ns = min_ns;
+    test_wait_override = test_script_wait;
+    test_wake_override = test_script_wake;
+}
+
+/* Lets wait i return `answer` (each wait is released on its own). */
+static inline void test_script_release(int i, int answer)
+{
+    atomic_store(&test_script.answer[i], answer);
+    atomic_store(&test_script.go[i], true);
+    atomic_fetch_add(&test_script.released, 1);
+}
+
+/* Lets every wait begun and not yet released return 0. */
+static inline void test_script_release_all(void)
+{
+    int n = atomic_load(&test_script.waits);
+    for (int i = 0; i < n && i < TEST_SCRIPT_MAX; i++)
+        if (!atomic_load(&test_script.go[i])) test_script_release(i, 0);
+}
+
+/* Until n waits have begun (the last one recorded); whether exactly n have. */
+static inline bool test_script_until_waits(int n)
+{
+    uint64_t end = test_limit_end(5000);
+    while (test_box_open(end) && atomic_load(&test_script.waits) < n) test_sleep_ns(100000);
+    return atomic_load(&test_script.waits) == n;
+}
+
+/* Whether exactly n wakes have been made, the last on `word` with count `count`. */
+static inline bool test_script_woke(int n, const void *word, int count)
+{
+    return atomic_load(&test_script.wakes) == n &&
+           atomic_load(&test_script.wake_word[n - 1]) == (uintptr_t)word &&
+           atomic_load(&test_script.wake_n[n - 1]) == count;
+}
+
+static inline void test_script_dump(void)
+{
+    diag("script: %d waits begun, %d released, %d wakes", atomic_load(&test_script.waits),
+         atomic_load(&test_script.released), atomic_load(&test_script.wakes));
+}
 
 #endif

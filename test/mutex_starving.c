@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mutex_starving: a sleeper that has waited FASTSYNC_MUTEX_HANDOFF_NS claims the mutex's next
  * unlock, which hands it the lock instead of freeing it (the mutex section's "Fairness").
- * Every step is forced, none waited for: the futex seam is a script here (test_wait_override,
- * test_wake_override). A wait records the value it was called with and returns only when this
+ * Every step is forced, none waited for: the futex seam is the harness's script
+ * (test_script_*). A wait records the value it was called with and returns only when this
  * thread releases it, with the answer this thread chose (0: woken; ETIMEDOUT); it returns no
  * sooner than 1.5 ms after it began, so that a sleeper has waited past the default bound of
  * 1 ms by the clock when it looks again. A wake records its count. No kernel call is made.
@@ -35,62 +35,13 @@
 #define WORD_CONTENDED 2u
 #define WORD_STARVING FASTSYNC__MX_STARVING
 
-enum { MAXWAITS = 8 };
-static struct script {
-    _Atomic(int) begun;              /* waits begun */
-    _Atomic(int) waits;              /* waits begun and recorded */
-    _Atomic(int) released;           /* waits 0 .. released-1 may return */
-    _Atomic(int) answer[MAXWAITS];   /* what each returns */
-    _Atomic(uint32_t) expected[MAXWAITS];
-    _Atomic(int) wakes;              /* wakes made */
-    _Atomic(int) wake_n[MAXWAITS];   /* the count each asked for */
-} sc;
-
 static fastsync_mutex_t m;
 
 static uint32_t word(void) { return fastsync__load(&m.state, memory_order_relaxed); }
 
-static int script_wait(void *w, uint32_t expected, int shared, clockid_t clock,
-                       const struct timespec *abstime)
-{
-    (void)shared, (void)clock, (void)abstime;
-    uint64_t t0 = test_now_ns();
-    int i = atomic_fetch_add(&sc.begun, 1);
-    if (i >= MAXWAITS) return EINVAL; /* the test's own bound: reported by the counts */
-    atomic_store(&sc.expected[i], expected);
-    atomic_fetch_add(&sc.waits, 1);
-    if (*(_Atomic(uint32_t) *)w != expected) return 0; /* the word moved: as EAGAIN */
-    uint64_t end = test_limit_end(5000);
-    while (test_box_open(end) && (atomic_load(&sc.released) <= i || test_now_ns() - t0 < 1500000))
-        test_sleep_ns(100000);
-    return atomic_load(&sc.answer[i]);
-}
-
-static void script_wake(void *w, int n, int shared)
-{
-    (void)w, (void)shared;
-    int i = atomic_fetch_add(&sc.wakes, 1);
-    if (i < MAXWAITS) atomic_store(&sc.wake_n[i], n);
-}
-
-/* Lets wait i return `answer`. */
-static void release(int i, int answer)
-{
-    atomic_store(&sc.answer[i], answer);
-    atomic_store(&sc.released, i + 1);
-}
-
-/* Until n waits have begun (the last one recorded). */
-static bool until_waits(int n)
-{
-    uint64_t end = test_limit_end(5000);
-    while (test_box_open(end) && atomic_load(&sc.waits) < n) test_sleep_ns(100000);
-    return atomic_load(&sc.waits) == n;
-}
-
 static void reset(void)
 {
-    memset((void *)&sc, 0, sizeof sc);
+    test_script_install(1500000);
     fastsync_mutex_init(&m, 0);
 }
 
@@ -125,8 +76,7 @@ static void dump(void *unused)
 {
     (void)unused;
     test_dump_mutex("mutex", &m);
-    diag("script: %d waits begun, %d released, %d wakes", atomic_load(&sc.waits),
-         atomic_load(&sc.released), atomic_load(&sc.wakes));
+    test_script_dump();
 }
 
 /* main holds the mutex, A sleeps, main unlocks and locks again before A runs, A wakes into
@@ -135,15 +85,15 @@ static pthread_t barge(const char *what, struct locker *a)
 {
     is_int(fastsync_mutex_lock(&m), 0, "%s: main locks", what);
     pthread_t t = test_thread_start(locker_main, a);
-    ok(until_waits(1), "%s: A sleeps", what);
-    is_int(atomic_load(&sc.expected[0]), WORD_CONTENDED, "%s: ... on the word CONTENDED", what);
+    ok(test_script_until_waits(1), "%s: A sleeps", what);
+    is_int(atomic_load(&test_script.expected[0]), WORD_CONTENDED, "%s: ... on the word CONTENDED", what);
     is_int(fastsync_mutex_unlock(&m), 0, "%s: main unlocks", what);
-    ok(atomic_load(&sc.wakes) == 1 && atomic_load(&sc.wake_n[0]) == 1, "%s: ... with one wake of one", what);
+    ok(atomic_load(&test_script.wakes) == 1 && atomic_load(&test_script.wake_n[0]) == 1, "%s: ... with one wake of one", what);
     is_int(word(), 0, "%s: ... the word free", what);
     is_int(fastsync_mutex_lock(&m), 0, "%s: main locks again before A runs (the barge)", what);
     is_int(word(), 1, "%s: ... the word LOCKED", what);
-    release(0, 0);
-    ok(until_waits(2), "%s: A, woken into the held mutex, sleeps again", what);
+    test_script_release(0, 0);
+    ok(test_script_until_waits(2), "%s: A, woken into the held mutex, sleeps again", what);
     return t;
 }
 
@@ -154,22 +104,22 @@ static void case_barge(void)
     atomic_store(&norder, 0);
     pthread_t ta = barge("barge", &a);
     uint32_t claimed = STARVING_NEVER ? WORD_CONTENDED : WORD_CONTENDED | WORD_STARVING;
-    is_int(atomic_load(&sc.expected[1]), claimed, "barge: ... on the word 0x%x (%s)", claimed,
+    is_int(atomic_load(&test_script.expected[1]), claimed, "barge: ... on the word 0x%x (%s)", claimed,
            STARVING_NEVER ? "no claim: the bound not reached" : "CONTENDED | STARVING: its claim");
     is_int(word(), claimed, "barge: the word 0x%x", claimed);
     is_int(fastsync_mutex_unlock(&m), 0, "barge: main unlocks");
     if (STARVING_NEVER) {
-        ok(atomic_load(&sc.wakes) == 2 && atomic_load(&sc.wake_n[1]) == 1, "never: ... one wake of one");
+        ok(atomic_load(&test_script.wakes) == 2 && atomic_load(&test_script.wake_n[1]) == 1, "never: ... one wake of one");
         is_int(word(), 0, "never: ... the word free");
-        release(1, 0);
+        test_script_release(1, 0);
         test_thread_join(ta);
         is_int(atomic_load(&a.ret), 0, "never: A took the mutex and unlocked it");
         is_int(word(), 0, "never: the word free at the end");
         return;
     }
-    ok(atomic_load(&sc.wakes) == 2 && atomic_load(&sc.wake_n[1]) == INT_MAX,
-       "barge: ... waking every sleeper (wake %d of count %d)", atomic_load(&sc.wakes),
-       atomic_load(&sc.wake_n[1]));
+    ok(atomic_load(&test_script.wakes) == 2 && atomic_load(&test_script.wake_n[1]) == INT_MAX,
+       "barge: ... waking every sleeper (wake %d of count %d)", atomic_load(&test_script.wakes),
+       atomic_load(&test_script.wake_n[1]));
     is_int(word(), WORD_STARVING, "barge: the word STARVING alone: handed to A, not free");
     is_int(fastsync_mutex_trylock(&m), EBUSY, "barge: handed: trylock EBUSY");
     struct timespec past = test_ts(0, 0);
@@ -178,16 +128,16 @@ static void case_barge(void)
     is_int(fastsync_mutex_unlock(&m), EPERM, "barge: handed: unlock EPERM");
     is_int(word(), WORD_STARVING, "barge: ... the word unchanged");
     pthread_t tb = test_thread_start(locker_main, &b);
-    ok(until_waits(3), "barge: B, a new locker, sleeps");
-    is_int(atomic_load(&sc.expected[2]), WORD_STARVING, "barge: ... on the handed word, unchanged");
+    ok(test_script_until_waits(3), "barge: B, a new locker, sleeps");
+    is_int(atomic_load(&test_script.expected[2]), WORD_STARVING, "barge: ... on the handed word, unchanged");
     is_int(atomic_load(&norder), 0, "barge: nobody has had the mutex since");
-    release(1, 0);
+    test_script_release(1, 0);
     test_thread_join(ta);
     is_int(atomic_load(&a.ret), 0, "barge: A took the handed mutex and unlocked it");
-    ok(atomic_load(&sc.wakes) == 3 && atomic_load(&sc.wake_n[2]) == 1,
+    ok(atomic_load(&test_script.wakes) == 3 && atomic_load(&test_script.wake_n[2]) == 1,
        "barge: ... A held it CONTENDED, STARVING gone: its unlock woke one");
     is_int(word(), 0, "barge: ... the word free");
-    release(2, 0);
+    test_script_release(2, 0);
     test_thread_join(tb);
     is_int(atomic_load(&b.ret), 0, "barge: B took it and unlocked it");
     ok(atomic_load(&norder) == 2 && atomic_load(&order[0]) == 1 && atomic_load(&order[1]) == 2,
@@ -207,18 +157,18 @@ static void case_timeout(bool late)
     pthread_t ta = barge(what, &a);
     is_int(word(), WORD_CONTENDED | WORD_STARVING, "%s: A claimed (CONTENDED | STARVING)", what);
     if (!late) {
-        release(1, ETIMEDOUT);
+        test_script_release(1, ETIMEDOUT);
         test_thread_join(ta);
         is_int(atomic_load(&a.ret), ETIMEDOUT, "timeout: A's timedlock ETIMEDOUT");
         is_int(word(), WORD_CONTENDED, "timeout: ... its claim given back: the word CONTENDED");
         is_int(fastsync_mutex_unlock(&m), 0, "timeout: main unlocks");
-        ok(atomic_load(&sc.wakes) == 2 && atomic_load(&sc.wake_n[1]) == 1, "timeout: ... an ordinary unlock: one wake of one");
+        ok(atomic_load(&test_script.wakes) == 2 && atomic_load(&test_script.wake_n[1]) == 1, "timeout: ... an ordinary unlock: one wake of one");
         is_int(word(), 0, "timeout: ... the word free");
         return;
     }
     is_int(fastsync_mutex_unlock(&m), 0, "late: main unlocks");
     is_int(word(), WORD_STARVING, "late: ... handed to A");
-    release(1, ETIMEDOUT);
+    test_script_release(1, ETIMEDOUT);
     test_thread_join(ta);
     is_int(atomic_load(&a.ret), 0, "late: A's wait timed out after the hand-off: it took the mutex (0)");
     is_int(atomic_load(&norder), 1, "late: ... and held it once");
@@ -228,8 +178,6 @@ static void case_timeout(bool late)
 int main(void)
 {
     test_init();
-    test_wait_override = script_wait;
-    test_wake_override = script_wake;
     test_watchdog_start(dump, NULL);
     case_barge();
     if (!STARVING_NEVER) {

@@ -19,6 +19,10 @@
  * Fails with readers first (readers that ignore a registered writer: the continuous part
  * never lets the writer in, so the watchdog; the order part sees R enter before W), or with
  * a hand-off that wakes the readers while a writer still waits. */
+/* The bound: writers first is the order before any waiter reaches the reader-writer lock's hand-off
+ * bound; the forced order above keeps readers asleep far longer, and one would claim the
+ * readers' turn. So the bound is one no run reaches (rwlock_starving tests the claims). */
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000000000
 #include "harness.h"
 
 static fastsync_rwlock_t rw;

@@ -17,6 +17,10 @@
  * while the read lock is held: the 5 s limit, then this thread's rdunlock rescues them),
  * one that keeps W registered (destroy EBUSY, readers held), or one that lets readers in
  * while a writer still waits or holds. */
+/* The bound: the words and the order above are those of writers first: the readers sleep here far longer
+ * than the reader-writer lock's hand-off bound, and one would claim the readers' turn. So the
+ * bound is one no run reaches (rwlock_starving tests the claims). */
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000000000
 #include "harness.h"
 
 static fastsync_rwlock_t rw;

@@ -55,11 +55,16 @@
 #include <errno.h>
 #include "cas_progress.h"
 
-/* GenMC runs no clock_gettime: the mutex's hand-off (fastsync.h's FASTSYNC_MUTEX_HANDOFF_NS,
- * a time from a sleeper's first sleep) is off, but where a harness asks for it with 0 (every
- * sleeper that wakes into a held mutex claims the next unlock; mutex_handoff_genmc.c). */
+/* GenMC runs no clock_gettime: the hand-offs of the mutex and the reader-writer lock
+ * (fastsync.h's FASTSYNC_MUTEX_HANDOFF_NS and FASTSYNC_RWLOCK_HANDOFF_NS, a time from a
+ * sleeper's first sleep) are off, but where a harness asks for them with 0 (every sleeper
+ * that wakes into a lock it may not take claims the next turn; mutex_handoff_genmc.c,
+ * rwlock_handoff_genmc.c). */
 #ifndef FASTSYNC_MUTEX_HANDOFF_NS
 #define FASTSYNC_MUTEX_HANDOFF_NS -1
+#endif
+#ifndef FASTSYNC_RWLOCK_HANDOFF_NS
+#define FASTSYNC_RWLOCK_HANDOFF_NS -1
 #endif
 
 /* GenMC's <unistd.h> has no syscall(); fastsync.h's own calls of it are never reached here. */
