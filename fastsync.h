@@ -3074,7 +3074,9 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *   bits 20..27  writers  writers registered to sleep (waiting, asleep or about to be),
  *                         0..FASTSYNC__RW_WRITERS_MAX (255)
  *   bit  28      rstarve  a reader that has waited FASTSYNC_RWLOCK_HANDOFF_NS claims the
- *                         readers' turn next ("Fairness", below); cleared by that reader
+ *                         next read lock ("Fairness", below), only while wlocked; cleared
+ *                         by the release of the write lock, which gives it that read lock,
+ *                         or by that reader when its deadline passes first
  *   bit  29      wstarve  a registered writer that has waited as long claims the next
  *                         turn for itself; cleared by that writer
  *   bit  30      rwait    a reader may sleep on the low half: set by a reader before it
@@ -3087,9 +3089,9 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * The high half, the writers' futex word, is only the shared bit and wseq, so that wseq has
  * 31 bits: a writer compares the high half it loaded, and only 2^31 hand-offs between its
  * load and its sleep bring that value back (the bound, under "No lost wakeup").
- * Readers may enter while the word has no wlocked, and no registered writer unless rstarve
- * ("readable"); a writer while it has neither wlocked, readers, rstarve nor wstarve
- * ("writable"), and the writer holding wstarve as if it had no wstarve.
+ * Readers may enter while the word has neither wlocked nor a registered writer ("readable");
+ * a writer while it has neither wlocked, readers, rstarve nor wstarve ("writable"), and the
+ * writer holding wstarve as if it had no wstarve.
  *
  * Transitions (each a single RMW on the word; "hand-off" is what any RMW that can free the
  * lock or let readers in adds, fastsync__rw_handoff):
@@ -3105,12 +3107,15 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  *               registered writer), each only while not already set ("Fairness")
  *   give back   rstarve cleared, then a wake of all on the low half (a reader whose claim
  *               its deadline ended); a writer's goes with its give-up
- *   hand-off:   when the result has neither wlocked nor readers nor rstarve, and writers
- *               > 0: wseq += 1, then one wake on the high half (of all if wstarve: the
- *               claimant cannot be singled out); else when it is readable with rwait: rwait
- *               cleared, then a wake of all on the low half. After its RMW the caller
- *               touches only the word's address: the next owner may destroy and free the
- *               lock at once.
+ *   hand-off:   when the result has rstarve and no wlocked (the write lock released while a
+ *               reader claimed): readers += 1 (the claimant's read lock) and rstarve
+ *               cleared, rwait cleared too if that is readable, then a wake of all on the
+ *               low half (the claimant cannot be singled out); else when it has neither
+ *               wlocked nor readers, and writers > 0: wseq += 1, then one wake on the high
+ *               half (of all if wstarve, for the same reason); else when it is readable
+ *               with rwait: rwait cleared, then a wake of all on the low half. After its RMW
+ *               the caller touches only the word's address: the next owner may destroy and
+ *               free the lock at once.
  *
  * No lost wakeup. A writer sleeps on the high half only while it holds the value of the
  * same load that found the lock not writable, the writer already registered; the RMW that
@@ -3120,10 +3125,12 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * taken again sleeps on, and that holder's unlock hands off in turn). A reader sleeps on the
  * low half only with rwait set in the value it compares, and rwait stays set while the word
  * is not readable (invariant: rwait => not readable; each transition keeps it): only a
- * hand-off clears it, by the RMW that makes the word readable, and wakes all. (A reader's
- * claim sets rstarve only with wlocked, which stays not readable; the hand-off that clears
- * wlocked then finds it readable. A claimant clears rstarve only as it enters, or gives it
- * back while the word is not readable anyway, and wakes the readers then: see "Fairness".)
+ * hand-off clears it, by the RMW that makes the word readable, and wakes all. The claim
+ * keeps it too (rstarve => wlocked: set only with wlocked, and the RMW that clears wlocked
+ * clears rstarve, giving the claimant its read lock; a registered writer then keeps the
+ * word not readable and rwait set for the other readers, who are woken with the claimant
+ * and sleep again). A reader that gives its claim back clears rstarve only, and wakes the
+ * readers (see "Fairness").
  * A writer that gives up (its deadline) deregisters; if it was the last writer registered
  * and no writer holds the lock, its hand-off lets in and wakes the readers it held back
  * (the class of glibc bug 23844). It cannot strand a writer's wake: it gives up only while
@@ -3152,34 +3159,36 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * waiter that has waited FASTSYNC_RWLOCK_HANDOFF_NS (default 1 ms, from its first sleep)
  * claims the next turn, one reader and one writer at a time, each knowing its claim:
  *   reader     claims rstarve, while a writer holds the lock, in the CAS that sets rwait.
- *              That writer's unlock then lets the readers in (writers registered or not)
- *              and wakes them all; new writers cannot take the lock while rstarve is set;
- *              readers enter until the claimant does, whose entering CAS clears rstarve, and
- *              the writers' turn comes when those readers leave. No reader sleeps past its
- *              bound unawares: while nobody holds rstarve, a sleeping reader (whom no
- *              writer's unlock is sure to wake) sleeps in slices of FASTSYNC_RWLOCK_HANDOFF_NS
- *              and looks again after each; with a claim made, it sleeps until the readers'
- *              turn.
+ *              That writer's release (wrunlock or downgrade) then gives the claimant a read
+ *              lock in its own RMW, whoever else waits, and wakes every reader; the claimant
+ *              finds rstarve gone and holds the lock (no CAS of its own). Only the claimant:
+ *              registered writers still hold the other readers back (it is a hand-off, not
+ *              a readers' free-for-all that a preempted claimant would leave open), and the
+ *              writers' turn comes when it leaves. No reader sleeps past its bound unawares:
+ *              while nobody holds rstarve, a sleeping reader (whom no writer's unlock is sure
+ *              to wake) sleeps in slices of FASTSYNC_RWLOCK_HANDOFF_NS and looks again after
+ *              each; with a claim made, it sleeps until that hand-off's wake.
  *   writer     a registered writer woken into a lock it may not take claims wstarve. The
  *              release that frees the lock then wakes every writer and only the claimant may
  *              take it (trywrlock and the others' CAS fail on wstarve); readers stay out as
  *              behind any registered writer.
  *   deadline   a claimant whose deadline passes takes the lock if it was handed to it (0,
  *              never ETIMEDOUT then), else gives the claim back: a reader clears rstarve (the
- *              word is write-locked, or holds FASTSYNC_RWLOCK_READERS_MAX readers: nobody is
- *              let in by it) and wakes the readers so that another may claim; a writer
- *              clears wstarve with its give-up, whose hand-off wakes as any release's.
+ *              word is write-locked: nobody is let in by it) and wakes the readers so that
+ *              another may claim; a writer clears wstarve with its give-up, whose hand-off
+ *              wakes as any release's.
  *   cancellation  does not apply (neither lock is a cancellation point).
- * With both claims made, the readers' turn comes first, then the writer's: turns alternate
- * while both kinds starve. The bound: a reader that has waited FASTSYNC_RWLOCK_HANDOFF_NS
- * claims within one more slice, at the next writer's hold if the read turn in progress (one
- * it could not join, a writer's claim or registered writers ahead) ends first, and enters at
- * the end of that hold; a writer claims at its first wake-up after the bound (Linux wakes
- * sleeping writers first-in first-out, so each comes in turn) and enters at the end of the
- * hold in progress, or of the readers' turn claimed before it. So on Linux no thread waits
- * more than about the holds of the turns ahead of it plus a few times
- * FASTSYNC_RWLOCK_HANDOFF_NS; the other backends promise no order among sleeping writers,
- * so there only the claimant's bound holds. A negative FASTSYNC_RWLOCK_HANDOFF_NS turns the
+ * With both claims made, the reader goes first, then the claimant writer: turns alternate
+ * while both kinds starve, one starving reader per writer's hold. The bound: a reader that
+ * has waited FASTSYNC_RWLOCK_HANDOFF_NS claims within one more slice, at the next writer's
+ * hold if a read turn is in progress, unless another reader holds the claim (then at the
+ * hold after the one that serves it), and enters at the end of that hold; a writer claims
+ * at its first wake-up after the bound (Linux wakes sleeping writers first-in first-out, so
+ * each comes in turn) and enters at the end of the hold in progress, or of the claimant
+ * reader's hold served before it. So on Linux no thread waits more than about the holds
+ * ahead of it plus a few times FASTSYNC_RWLOCK_HANDOFF_NS per starving reader ahead; the
+ * other backends promise no order among sleeping writers, so there only the claimant's
+ * bound holds. A negative FASTSYNC_RWLOCK_HANDOFF_NS turns the
  * claims off (writers first and barging alone, as 0.4). The cost while nobody has waited that
  * long: none on the paths that do not sleep (rdlock's and wrlock's uncontended instructions
  * are the same); a sleeping reader's sleeps are timed (one more wake-up every
@@ -3238,12 +3247,10 @@ typedef struct fastsync_rwlock {
 
 FASTSYNC_API uint32_t fastsync__rw_readers(uint64_t v) { return (uint32_t)(v & FASTSYNC__RW_READERS); }
 FASTSYNC_API int fastsync__rw_shared(uint64_t v) { return (v & FASTSYNC__RW_SHARED) != 0; }
-/* Readers may enter: no writer holds the lock, and none is registered unless a reader
- * claimed the readers' turn (rstarve). */
+/* Readers may enter: no writer holds the lock or is registered. */
 FASTSYNC_API int fastsync__rw_readable(uint64_t v)
 {
-    return (v & FASTSYNC__RW_WLOCKED) == 0 &&
-           ((v & FASTSYNC__RW_WRITERS) == 0 || (v & FASTSYNC__RW_RSTARVE) != 0);
+    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS)) == 0;
 }
 /* A writer may enter: nobody holds the lock and nobody claimed the next turn (the writer
  * that claimed wstarve asks with it masked off). */
@@ -3273,9 +3280,18 @@ FASTSYNC_API void *fastsync__rw_wfutex(fastsync_rwlock_t *rw)
 FASTSYNC_API uint64_t fastsync__rw_handoff(uint64_t v, int *wake)
 {
     *wake = 0;
-    if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) == 0) return v; /* nobody waits */
-    /* free, no readers' turn claimed, writers registered: the writers' turn (wstarve: the
-     * claimant's, and only a wake of all is sure to reach it) */
+    if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT | FASTSYNC__RW_RSTARVE)) == 0)
+        return v; /* nobody waits */
+    /* the write lock released while a reader claimed the next turn: that reader's read lock
+     * (it alone: registered writers still hold new readers back), and a wake of every reader
+     * (only that reaches it) */
+    if ((v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_RSTARVE) {
+        v = v + 1 - FASTSYNC__RW_RSTARVE;
+        *wake = FASTSYNC__RW_WAKE_READERS;
+        return fastsync__rw_readable(v) ? v & ~FASTSYNC__RW_RWAIT : v;
+    }
+    /* free, writers registered: the writers' turn (wstarve: the claimant's, and only a wake
+     * of all is sure to reach it) */
     if (fastsync__rw_writable(v & ~FASTSYNC__RW_WSTARVE) && (v & FASTSYNC__RW_WRITERS) != 0) {
         *wake = (v & FASTSYNC__RW_WSTARVE) ? FASTSYNC__RW_WAKE_WRITERS : FASTSYNC__RW_WAKE_WRITER;
         return v + FASTSYNC__RW_WSEQ; /* (wraps at the top of the word) */
@@ -3316,28 +3332,22 @@ FASTSYNC_API int fastsync_rwlock_destroy(fastsync_rwlock_t *rw)
 }
 
 /* A read lock if readers may enter, given *v as a fresh guess of the word; retried while
- * they may, so it never fails spuriously. `claim`: FASTSYNC__RW_RSTARVE from the reader
- * that holds that claim (its entering CAS clears it), else 0. 0, EBUSY (a writer holds the
- * lock or waits) or
+ * they may, so it never fails spuriously. 0, EBUSY (a writer holds the lock or waits) or
  * EAGAIN (FASTSYNC_RWLOCK_READERS_MAX read locks held). On EBUSY *v is the value that said
  * so (the last failed CAS's, not the first guess): a reader that goes on to sleep must
  * compare against it, since the guess may have been readable and be again by then (a
  * writer that locked and unlocked in between leaves the same value), and a reader that
  * marked rwait on it would sleep on a free lock (test/rwlock_reader_stale_guess.c). */
-FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v, uint64_t claim)
+FASTSYNC_API int fastsync__rw_tryread(fastsync_rwlock_t *rw, uint64_t *v)
 {
     /* Readable with fewer readers than the maximum, in one compare: wlocked and the writer
-     * count lie above the readers field, so either makes the masked word exceed it; then,
-     * only when that fails, the readers' turn claimed past registered writers. */
+     * count lie above the readers field, so either makes the masked word exceed it. */
     while ((*v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS | FASTSYNC__RW_READERS)) <
-               FASTSYNC_RWLOCK_READERS_MAX ||
-           ((*v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_RSTARVE &&
-            fastsync__rw_readers(*v) < FASTSYNC_RWLOCK_READERS_MAX)) {
+           FASTSYNC_RWLOCK_READERS_MAX) {
         /* acquire: pairs with the release RMW that last released the write lock
          * (wrunlock, downgrade; later RMWs continue its release sequence). failure relaxed:
          * `*v` is the next guess. */
-        if (fastsync__cas_weak(&rw->state, v, (*v + 1) & ~claim,
-                               memory_order_acquire, memory_order_relaxed))
+        if (fastsync__cas_weak(&rw->state, v, *v + 1, memory_order_acquire, memory_order_relaxed))
             return 0;
     }
     return fastsync__rw_readable(*v) ? EAGAIN : EBUSY;
@@ -3347,7 +3357,7 @@ FASTSYNC_API int fastsync_rwlock_tryrdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
-    return fastsync__rw_tryread(rw, &v, 0);
+    return fastsync__rw_tryread(rw, &v);
 }
 
 FASTSYNC_API int fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw)
@@ -3377,7 +3387,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     struct fastsync__spinner sp;
     fastsync__spin_start(&sp, abstime == NULL);
     for (;;) {
-        if ((r = fastsync__rw_tryread(rw, &v, 0)) != EBUSY) return r;
+        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) return r;
         if ((v & (FASTSYNC__RW_WRITERS | FASTSYNC__RW_RWAIT)) != 0 || !fastsync__spin(&sp)) break;
         v = fastsync__load(&rw->state, memory_order_relaxed);
     }
@@ -3390,17 +3400,23 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
     int slept = 0;      /* this reader has slept at least once, first at `since` */
     int64_t since = 0;
     for (;;) {
-        v = fastsync__load(&rw->state, memory_order_relaxed);
-        r = fastsync__rw_tryread(rw, &v, claim);
-        if (r == 0 || (r == EAGAIN && claim == 0)) break;
-        if (timed_out || r == EAGAIN) {
-            if (r != EAGAIN) r = ETIMEDOUT; /* rwait stays: one needless wake at most */
+        /* relaxed while this reader holds no claim. With the claim, acquire: rstarve gone
+         * means the hand-off gave it its read lock, and this load pairs with that release
+         * RMW (wrunlock, downgrade), as a read lock's CAS would. */
+        v = fastsync__load(&rw->state, claim ? memory_order_acquire : memory_order_relaxed);
+        if (claim && (v & FASTSYNC__RW_RSTARVE) == 0) {
+            r = 0; /* handed, even once the deadline has passed: never ETIMEDOUT then */
+            break;
+        }
+        if ((r = fastsync__rw_tryread(rw, &v)) != EBUSY) break; /* (never with the claim) */
+        if (timed_out) {
+            r = ETIMEDOUT; /* rwait stays: one needless wake at most */
             if (claim == 0) break;
-            /* Give the claim back. The word is write-locked or holds the most readers (the
-             * failed tryread's value, which this CAS finds unchanged): clearing rstarve lets
-             * nobody in, so no hand-off is due; the readers are woken to claim again.
-             * relaxed: takes and publishes nothing. failure relaxed: look again (a hand-off
-             * that came first is taken above). */
+            /* Give the claim back. The word is write-locked (a claim is made only then and
+             * lasts until the hand-off): clearing rstarve lets nobody in, so no hand-off is
+             * due; the readers are woken to claim again (those that slept on it sleep with
+             * no slice). relaxed: takes and publishes nothing. failure relaxed: look again
+             * (a hand-off that came first gave this reader the lock: taken above). */
             if (!fastsync__cas_weak(&rw->state, &v, v & ~FASTSYNC__RW_RSTARVE,
                                     memory_order_relaxed, memory_order_relaxed))
                 continue;
@@ -3536,7 +3552,7 @@ FASTSYNC_API int fastsync_rwlock_rdlock(fastsync_rwlock_t *rw)
 {
     /* relaxed: a guess for the CAS. */
     uint64_t v = fastsync__load(&rw->state, memory_order_relaxed);
-    int r = fastsync__rw_tryread(rw, &v, 0);
+    int r = fastsync__rw_tryread(rw, &v);
     if (r != EBUSY) return r;
     return fastsync__rw_rdlock_slow(rw, CLOCK_MONOTONIC, NULL);
 }

@@ -10,12 +10,14 @@
  *   reader     main write-locks; W sleeps (registered), then R sleeps behind both, in a slice
  *              (a timed wait: no writer's unlock is sure to wake it); the slice ends, R finds
  *              the lock still write-held, past its bound, and claims the readers' turn
- *              (rstarve, with rwait), then sleeps untimed. main's wrunlock lets the readers
- *              in, not W: it wakes every reader (rfutex, INT_MAX), none of the writers. While
- *              the readers' turn is claimed: trywrlock EBUSY, a timedwrlock on a past deadline
- *              ETIMEDOUT, destroy EBUSY; a new reader (tryrdlock) enters, past the registered
- *              W, and leaves with no wake; a new writer B sleeps. R enters (rstarve gone) and
- *              its rdunlock hands to the writers (one wake); order R, then W and B.
+ *              (rstarve, with rwait), then sleeps untimed. main's wrunlock gives R its read
+ *              lock, not W the write lock: the word one reader, rstarve gone, rwait kept (W
+ *              still registered), and every reader woken (rfutex, INT_MAX), no writer. Then:
+ *              trywrlock EBUSY, a timedwrlock on a past deadline ETIMEDOUT, destroy EBUSY;
+ *              a new reader stays out (tryrdlock EBUSY: the hand-off is R's alone, W still
+ *              first for the others); a new writer B sleeps. R runs on holding the lock (no
+ *              CAS of its own) and its rdunlock hands to the writers (one wake); order R,
+ *              then W and B.
  *   writer     main write-locks; W sleeps; main's wrunlock wakes it (one wake) and main locks
  *              again before W runs (the barge); W, woken past its bound into the held lock,
  *              claims wstarve and sleeps again. main's wrunlock hands the lock to W: the word
@@ -33,9 +35,10 @@
  * and it sleeps again unclaimed, main's wrunlock hands to W (one wake, wfutex), and W goes
  * first; W woken into the barged lock sleeps again unclaimed, main's wrunlock wakes one.
  * Fails if a claim is not made or not kept (a reader that sleeps untimed while nobody claims
- * is never woken to claim: the hand-off goes to W), if a claimed turn goes to another
- * (writers taking a lock the readers claimed, anyone taking one handed to W), if a wake
- * misses the claimant (one wake of one writer), or if a timed-out claimant keeps its claim. */
+ * is never woken to claim: the hand-off goes to W), if a claimed turn goes to another (a
+ * writer taking the lock from the claimant reader, other readers let in with it, anyone
+ * taking one handed to W), if a wake misses the claimant (one wake of one writer), or if a
+ * timed-out claimant keeps its claim. */
 #include "harness.h"
 
 #ifndef STARVING_NEVER
@@ -157,24 +160,22 @@ static void case_reader(void)
         is_int(word(), w(0, false, false, 0, 1), "never: the word free at the end");
         return;
     }
-    ok(test_script_woke(1, rfutex(), INT_MAX), "reader: ... lets the readers in: every reader woken, no writer");
-    is_int(word(), w(0, false, false, 1, 0) | RSTARVE, "reader: ... the word free, W registered, rstarve");
-    is_int(fastsync_rwlock_trywrlock(&rw), EBUSY, "reader: the readers' turn: trywrlock EBUSY");
+    ok(test_script_woke(1, rfutex(), INT_MAX), "reader: ... every reader woken (R among them), no writer");
+    is_int(word(), w(1, true, false, 1, 0), "reader: ... the word: R's read lock, rstarve gone, rwait and W kept");
+    is_int(fastsync_rwlock_trywrlock(&rw), EBUSY, "reader: R's hold: trywrlock EBUSY");
     struct timespec past = test_ts(0, 0);
     is_int(fastsync_rwlock_timedwrlock(&rw, &past), ETIMEDOUT, "reader: ... timedwrlock, past deadline, ETIMEDOUT");
     is_int(fastsync_rwlock_destroy(&rw), EBUSY, "reader: ... destroy EBUSY");
-    is_int(fastsync_rwlock_tryrdlock(&rw), 0, "reader: ... a new reader enters past the registered W (tryrdlock 0)");
-    is_int(word(), w(1, false, false, 1, 0) | RSTARVE, "reader: ... one reader in, rstarve kept (not its claim)");
-    is_int(fastsync_rwlock_rdunlock(&rw), 0, "reader: ... and leaves");
-    ok(atomic_load(&test_script.wakes) == 1, "reader: ... with no wake (the lock is the readers' still)");
+    is_int(fastsync_rwlock_tryrdlock(&rw), EBUSY, "reader: ... a new reader stays out (the hand-off is R's alone)");
+    is_int(word(), w(1, true, false, 1, 0), "reader: ... the word unchanged");
     start(&b, ID_B, true, false);
-    ok(test_script_until_waits(4) && wait_was(3, false, w(0, false, false, 2, 0) | RSTARVE, false),
+    ok(test_script_until_waits(4) && wait_was(3, false, w(1, true, false, 2, 0), false),
        "reader: a new writer B sleeps, registered");
     is_int(atomic_load(&norder), 0, "reader: nobody has had the lock since");
     test_script_release(2, 0);
     uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && atomic_load(&r.ret) == -1) test_sleep_ns(100000);
-    is_int(atomic_load(&r.ret), 0, "reader: R enters and leaves");
+    is_int(atomic_load(&r.ret), 0, "reader: R runs on holding the lock, and leaves");
     ok(atomic_load(&norder) >= 1 && atomic_load(&order[0]) == ID_R, "reader: ... first");
     ok(test_script_woke(2, wfutex(), 1), "reader: ... its rdunlock hands to the writers: one wake of one");
     finish((struct locker *[]){ &wr, &r, &b }, 3);
@@ -255,10 +256,10 @@ static void case_reader_timeout(bool late)
     struct locker wr, r;
     reader_claims(what, &wr, &r, true);
     if (late) {
-        is_int(fastsync_rwlock_wrunlock(&rw), 0, "%s: main's wrunlock lets the readers in", what);
+        is_int(fastsync_rwlock_wrunlock(&rw), 0, "%s: main's wrunlock gives R its read lock", what);
         test_script_release(2, ETIMEDOUT);
         test_thread_join(r.t);
-        is_int(atomic_load(&r.ret), 0, "%s: R's wait timed out after that: it entered (0)", what);
+        is_int(atomic_load(&r.ret), 0, "%s: R's wait timed out after that: it holds the lock (0)", what);
         finish((struct locker *[]){ &wr }, 1);
         ok(atomic_load(&norder) == 2 && atomic_load(&order[0]) == ID_R, "%s: R first, then W", what);
         return;

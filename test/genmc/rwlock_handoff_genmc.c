@@ -8,8 +8,9 @@
  *   main write-locks as it starts a reader R; it unlocks and at once tries to take the write
  *   lock again (trywrlock: the barge, which fails on a turn claimed). R may sleep behind
  *   main, be woken by main's wrunlock, find main's barge inside and claim the readers' turn
- *   (rstarve, with rwait); main's second wrunlock must then let R in and wake it, and R's
- *   entering CAS clear rstarve. Or R comes late, or main's trywrlock finds R inside.
+ *   (rstarve, with rwait); main's second wrunlock must then give R its read lock (readers
+ *   1, rstarve cleared) and wake it, and R find it held. Or R comes late, or main's
+ *   trywrlock finds R inside.
  * With RWLOCK_HANDOFF_WRITER (rwlock_handoff_writer_genmc.c) the thread is a writer W in
  * place of R: W woken into main's barge claims wstarve, and main's second wrunlock must hand
  * the lock to W (wseq + 1, every writer woken), which W takes clearing wstarve.
@@ -23,9 +24,12 @@
  * nothing held, registered or claimed) and frees it at once, while the others may still be
  * in their unlocks; without the barge main frees it after the joins, the word then holding
  * nothing but wseq. (rwlock_handoff_genmc: 231 executions; _writer: 203.)
- * Planted mistakes: plant_rwlock_rstarve_no_wake.patch (the hand-off of the readers' turn
- * wakes nobody: R asleep for ever) and plant_rwlock_claim_kept.patch (the reader's entering
- * CAS leaves rstarve: destroy finds it), here; plant_rwlock_wstarve_kept.patch (the writer's
+ * Planted mistakes: plant_rwlock_rstarve_no_wake.patch (the hand-off to the claimant reader
+ * wakes nobody: R asleep for ever) and plant_rwlock_handoff_uncounted.patch (the hand-off
+ * clears rstarve without counting R's read lock: R's rdunlock says EPERM), here;
+ * (the claimant's acquire load, made relaxed, is not caught: futex_model.h's fences around
+ * every wait, the kernel's barriers, order it too; fastsync.h keeps it acquire, as C11
+ * needs without them); plant_rwlock_wstarve_kept.patch (the writer's
  * take leaves wstarve) and plant_rwlock_wstarve_wake_none.patch (the hand-off to the
  * claimant wakes nobody: W asleep for ever) in rwlock_handoff_writer_genmc.c. */
 #define FASTSYNC_NO_CANCEL /* GenMC has no cancellation */
