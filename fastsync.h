@@ -131,7 +131,8 @@
  *            the read locks: EAGAIN when FASTSYNC_RWLOCK_READERS_MAX (2^20 - 1, 1 048 575)
  *            read locks are held already
  *   int  fastsync_rwlock_wrlock(fastsync_rwlock_t *rw);              always 0
- *   int  fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw);           EBUSY when held; never spuriously
+ *   int  fastsync_rwlock_trywrlock(fastsync_rwlock_t *rw);           EBUSY when held or handed to a
+ *            waiting writer (the section's "Fairness"); never spuriously
  *   int  fastsync_rwlock_timedwrlock(fastsync_rwlock_t *rw, const struct timespec *abs_monotonic);
  *   int  fastsync_rwlock_clockwrlock(fastsync_rwlock_t *rw, clockid_t clock, const struct timespec *abs);
  *   int  fastsync_rwlock_rdunlock(fastsync_rwlock_t *rw);            EPERM if no read lock was held
@@ -652,12 +653,17 @@
  *   FASTSYNC_MUTEX_HANDOFF_NS  how long a mutex sleeper waits (ns from its first sleep,
  *                         default 1000000) before it claims the next unlock, which hands
  *                         it the lock: the bound on barging (mutex section, "Fairness").
- *                         Negative: no hand-off, the barging of 0.4.
+ *                         Negative: no hand-off, the barging of 0.4. 0: a claim after any
+ *                         sleep, with no clock read (the model checker's setting).
  *   FASTSYNC_RWLOCK_HANDOFF_NS  the same for the reader-writer lock (default 1000000): a
  *                         reader or a registered writer that has waited this long claims the
  *                         next turn (its section, "Fairness"); a sleeping reader with no
  *                         claim made looks again at this interval. Negative: writers first
- *                         and barging alone, as 0.4.
+ *                         and barging alone, as 0.4 (the writer count's maximum stays 255).
+ *                         0: a claim after any sleep with no clock read, and so no slices
+ *                         either: a reader behind a steady stream of writers is then woken
+ *                         by no one and bounded by nothing (the model checker's setting,
+ *                         not one to build with).
  *   FASTSYNC_API          storage of every function. Default: static inline.
  *   FASTSYNC_BACKEND_LINUX, _WINDOWS, _POSIX   the backend (above).
  *   FASTSYNC_FUTEX_WAIT   replace the wait and wake of the seam, on any backend (fault
@@ -2785,9 +2791,11 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * plus its wake-up; a thread that keeps waiting claims as soon as no other holds the claim,
  * i.e. after at most one other claimant's turn per claim. With the kernel's FIFO order of
  * sleepers of one priority (Linux) every sleeper comes to claim in turn, so a waiter with
- * N - 1 others waits at most about N holds plus N x (FASTSYNC_MUTEX_HANDOFF_NS + a wake-up);
- * the other backends promise no order among sleepers, so there only the claimant's bound
- * holds. The claim costs nothing until a sleeper has waited that long: the lock and unlock
+ * N - 1 others waits at most about N holds plus N x (FASTSYNC_MUTEX_HANDOFF_NS + a wake-up),
+ * as long as no hand-off happens meanwhile: a hand-off wakes every sleeper, and those that
+ * sleep again queue in the order the scheduler runs them, so after one the order among the
+ * non-claimants is the scheduler's. The other backends promise no order among sleepers: there
+ * only the claimant's bound holds. The claim costs nothing until a sleeper has waited that long: the lock and unlock
  * fast paths are one CAS each (callgrind: lock+unlock 9 instructions, 14 with 0.4's
  * exchange-based unlock), a sleeper reads CLOCK_MONOTONIC once before its first sleep and
  * once per wake-up. A hand-off wakes every sleeper, and all but the claimant sleep again: a
@@ -3183,13 +3191,17 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * has waited FASTSYNC_RWLOCK_HANDOFF_NS claims within one more slice, at the next writer's
  * hold if a read turn is in progress, unless another reader holds the claim (then at the
  * hold after the one that serves it), and enters at the end of that hold; a writer claims
- * at its first wake-up after the bound (Linux wakes sleeping writers first-in first-out, so
- * each comes in turn) and enters at the end of the hold in progress, or of the claimant
- * reader's hold served before it. So on Linux no thread waits more than about the holds
- * ahead of it plus a few times FASTSYNC_RWLOCK_HANDOFF_NS per starving reader ahead; the
- * other backends promise no order among sleeping writers, so there only the claimant's
- * bound holds. A negative FASTSYNC_RWLOCK_HANDOFF_NS turns the
- * claims off (writers first and barging alone, as 0.4). The cost while nobody has waited that
+ * at its first wake-up after the bound and enters at the end of the hold in progress, or of
+ * the claimant reader's hold served before it. Linux wakes sleeping writers first-in
+ * first-out, so each comes to a wake-up in turn, as long as no hand-off to a claimant writer
+ * (a wake of all, after which they queue in the order they run, as the mutex's sleepers)
+ * happens meanwhile; the other backends promise no order among sleeping writers. So a reader
+ * waits at most about the holds ahead of it plus a few times FASTSYNC_RWLOCK_HANDOFF_NS per
+ * starving reader ahead; a claimant writer the hold in progress and at most one claimant
+ * reader's; the bound of a writer yet to claim is the order of its wake-ups. A negative
+ * FASTSYNC_RWLOCK_HANDOFF_NS turns the claims off (writers first and barging alone, as 0.4,
+ * with at most 255 registered writers); 0 is the model checker's setting (Configuration).
+ * The cost while nobody has waited that
  * long: none on the paths that do not sleep (rdlock's and wrlock's uncontended instructions
  * are the same); a sleeping reader's sleeps are timed (one more wake-up every
  * FASTSYNC_RWLOCK_HANDOFF_NS while it sleeps behind writers with nobody claiming), and a

@@ -14,9 +14,11 @@
  * With RWLOCK_HANDOFF_WRITER (rwlock_handoff_writer_genmc.c) the thread is a writer W in
  * place of R: W woken into main's barge claims wstarve, and main's second wrunlock must hand
  * the lock to W (wseq + 1, every writer woken), which W takes clearing wstarve.
- * A third thread (a writer registered while the readers' turn is claimed) made GenMC run for
- * over 15 minutes; the unit test rwlock_starving forces that case (readers let in past a
- * registered writer, which goes next).
+ * A third thread (a writer registered while a reader's claim is pending) made GenMC run for
+ * over 15 minutes; the unit test rwlock_starving forces that case (the claimant let in past
+ * a registered writer, which goes next). With the bound 0 a reader's sleeps are untimed (no
+ * slices: GenMC runs no clock), so the slice after which a reader behind writers looks again
+ * and claims is not explored here either: rwlock_starving forces it too.
  * Each section adds 1 to a plain int under its lock (the reader too: it is the only reader,
  * so only the writers' sections exclude it): exclusion, or a lock that does not order the
  * sections, is a race GenMC reports. The reader also checks it saw every section before it.
