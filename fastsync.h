@@ -3206,6 +3206,13 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * are the same); a sleeping reader's sleeps are timed (one more wake-up every
  * FASTSYNC_RWLOCK_HANDOFF_NS while it sleeps behind writers with nobody claiming), and a
  * writer reads CLOCK_MONOTONIC once before its first sleep and once per wake-up.
+ * Measured with bench/latency (2-vCPU VM, Linux 6.18, glibc 2.36, 2026-12-06; medians of 5):
+ * a reader's wait under 4 and 8 continuous writers (holds 50-200 us), median 1.17 and 1.20
+ * ms, longest 2.96 and 3.62 ms (0.4: not in within 1 s; glibc's prefer-writer kind neither);
+ * a writer's under 4 and 8 continuous readers unchanged, median 0.16 and 0.35 ms (glibc's
+ * prefer-writer kind 0.23 and 0.31); 4 readers and 4 writers beside 4 busy threads (hold
+ * 20-200 us): p99 24 ms for the readers and 13.5 ms for the writers (glibc prefer-writer 113
+ * and 20 ms; 0.4 in one run with the hand-off's build: readers 116 ms, writers 40 ms).
  *
  * Spinning (fastsync__spin): a writer while no writer is registered (readers may sleep
  * behind another writer's hold meanwhile), with pauses only and for at most FASTSYNC_SPIN_NS,
