@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* rwlock_overflow: the lock's counts at their limits (white-box: the word set with
- * test_rwlock_force_word, since 2^20 readers or 1023 writers are not threads a test can
+ * test_rwlock_force_word, since 2^20 readers or 255 writers are not threads a test can
  * start).
  *   readers: at FASTSYNC_RWLOCK_READERS_MAX - 1 read locks, rdlock, tryrdlock, timedrdlock
  *            and clockrdlock each take the last one (0), then say EAGAIN without a futex
  *            call, the word unchanged; after one rdunlock, one more read lock is 0 again.
  *            A reader asleep behind a registered writer, let in by that writer's give-up
  *            (its deadline) onto MAX read locks, returns EAGAIN too, not 0 and not a hang.
- *   writers: with the count of registered writers at its maximum (1023), a further writer
+ *   writers: with the count of registered writers at its maximum (255), a further writer
  *            cannot register: it waits in 1 ms slices. The word stays exact while it waits
  *            (the count not carried into wseq); a wrunlock's hand-off lets it in (and the
  *            count it never joined is left as it was); when the lock becomes free with no
@@ -113,17 +113,17 @@ static void writers_max(void)
     test_rwlocker_start(&lockers[0], &rw, TEST_RW_WRLOCK, 0, true);
     uint64_t end = test_limit_end(5000);
     while (test_box_open(end) && test_kernel_waits() - w0 < 3) test_sleep_ns(1000000);
-    ok(test_kernel_waits() - w0 >= 3, "a wrlock with 1023 writers registered waits in slices (%lu futex waits)",
+    ok(test_kernel_waits() - w0 >= 3, "a wrlock with 255 writers registered waits in slices (%lu futex waits)",
        test_kernel_waits() - w0);
     is_int(test_rwlock_word(&rw), held, "... the word unchanged: the count full, not carried into wseq");
     is_int(test_rwlocker_state(&lockers[0]), TEST_RWL_LOCKING, "... the writer still waits");
     is_int(fastsync_rwlock_wrunlock(&rw), 0, "wrunlock (a hand-off: wseq + 1, a wake)");
     ok(test_rwlocker_until(&lockers[0], TEST_RWL_HOLDING, 5000), "... the writer past the maximum takes the lock");
     is_int(test_rwlock_word(&rw), test_rwlock_make(0, false, true, false, WMAX, 10),
-           "... the count it never joined left at 1023, wseq 10");
+           "... the count it never joined left at 255, wseq 10");
     test_rwlocker_join(&lockers[0]);
     is_int(lockers[0].unlock_ret, 0, "... its wrunlock: 0");
-    test_rwlock_force_word(&rw, 0); /* the 1023 writers that never were */
+    test_rwlock_force_word(&rw, 0); /* the 255 writers that never were */
 
     /* the lock freed with no hand-off at all: only the slices can let the writer in */
     fastsync_rwlock_rdlock(&rw);
@@ -134,7 +134,7 @@ static void writers_max(void)
     end = test_limit_end(5000);
     while (test_box_open(end) && test_kernel_waits() - w0 < 3) test_sleep_ns(1000000);
     ok(test_kernel_waits() - w0 >= 3 && test_rwlocker_state(&lockers[0]) == TEST_RWL_LOCKING,
-       "a wrlock behind a reader with 1023 writers registered waits in slices");
+       "a wrlock behind a reader with 255 writers registered waits in slices");
     /* the reader and every registered writer gone at once: no RMW of the lock's, no wake */
     test_rwlock_force_word(&rw, 0);
     bool in = test_rwlocker_until(&lockers[0], TEST_RWL_HOLDING, 3000);
@@ -154,7 +154,7 @@ static void writers_max(void)
     struct timespec d = fastsync_deadline_in(50000000u);
     int r = fastsync_rwlock_timedwrlock(&rw, &d);
     int64_t late = test_clock_ns(CLOCK_MONOTONIC) - test_ts_ns(d);
-    is_int(r, ETIMEDOUT, "timedwrlock 50 ms behind a reader, 1023 writers registered: ETIMEDOUT");
+    is_int(r, ETIMEDOUT, "timedwrlock 50 ms behind a reader, 255 writers registered: ETIMEDOUT");
     ok(late >= 0, "... not before the deadline (%.3f ms after it)", (double)late / 1e6);
     is_int(test_rwlock_word(&rw), v, "... the word unchanged (it never registered, so it leaves nothing)");
     struct timespec past = test_ts(0, 0);

@@ -3,7 +3,7 @@
  * ETIMEDOUT when the lock could be taken at once.
  *   states: the word set (white-box) to every combination of its fields that the lock can
  *           reach (readers 0, 1, 2, MAX - 1, MAX; rwait; wlocked; shared; writers registered
- *           0, 1, 2, 1023; wseq 0, 1, 2^31 - 1; with wlocked only when readers is 0, and rwait
+ * 0, 1, 2, 255; wseq 0, 1, 2^31 - 1; with wlocked only when readers is 0, and rwait
  *           only when a writer holds or is registered): tryrdlock says 0 exactly when no
  *           writer holds or is registered (EAGAIN at MAX read locks, else EBUSY), trywrlock
  *           0 exactly when no one holds it (registered writers, rwait and wseq do not keep it
