@@ -18,6 +18,11 @@
  * between and writes: the record changes under the downgraded reader, or the downgrade
  * waits behind W), one that makes no hand-off (the readers sleep on: the 5 s limit, then a
  * wrlock and wrunlock here let them in), or one that lets readers past a waiting writer. */
+/* The bound: the order checked above is writers first: a reader held asleep behind the write lock
+ * here for longer than the reader-writer lock's hand-off bound (wine and qemu are slow enough)
+ * would claim the downgrade's hand-off and come in before the waiting writer. So the bound is
+ * one no run reaches (rwlock_starving tests the claims). */
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000000000
 #include "harness.h"
 
 static fastsync_rwlock_t rw;

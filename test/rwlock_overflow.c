@@ -20,6 +20,10 @@
  * untimed (it sleeps for ever once the lock is freed without a wake: the limit), a writer
  * that takes the lock subtracting a registration it never made, a wseq carry that spills
  * into the fields below it. */
+/* The bound: the words checked above have no claim in them: a reader held asleep here for longer than
+ * the reader-writer lock's hand-off bound would claim (rstarve in the word). So the bound is
+ * one no run reaches (rwlock_starving tests the claims). */
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000000000
 #include "harness.h"
 
 #define RMAX FASTSYNC_RWLOCK_READERS_MAX

@@ -20,6 +20,10 @@
  * bumped: W sleeps on a free lock), or one that lets readers in without clearing rwait (R
  * sleeps on a lock it may enter); each time for ever, here up to a 3 s limit, after which
  * the test wakes the sleeper itself. */
+/* The bound: the words checked above are those of writers first: a reader held asleep here for
+ * longer than the reader-writer lock's hand-off bound would claim (rstarve in the word). So the
+ * bound is one no run reaches (rwlock_starving tests the claims). */
+#define FASTSYNC_RWLOCK_HANDOFF_NS 1000000000000
 #include "harness.h"
 
 static fastsync_rwlock_t rw;
