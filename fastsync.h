@@ -2885,14 +2885,28 @@ FASTSYNC_API int fastsync_mutex_trylock(fastsync_mutex_t *m)
     return EBUSY;
 }
 
-/* Whether a sleeper that first slept at `since` (fastsync__mono_ns, read only when bound > 0)
- * has waited `bound` ns (FASTSYNC_MUTEX_HANDOFF_NS, FASTSYNC_RWLOCK_HANDOFF_NS), long enough
+/* How long a waiter of a lock with a hand-off (mutex, reader-writer lock) has waited, for
+ * its claim: fastsync__sleeping before each of its sleeps notes the first (and reads
+ * CLOCK_MONOTONIC then, only when bound > 0); fastsync__waited says whether it has slept and
+ * waited `bound` ns since (FASTSYNC_MUTEX_HANDOFF_NS, FASTSYNC_RWLOCK_HANDOFF_NS), long enough
  * to claim the next hand-off. A bound of 0 claims after any sleep with no clock read (the
  * GenMC harnesses explore the hand-offs with it); a negative one never claims. */
-FASTSYNC_API int fastsync__waited(int64_t since, int64_t bound)
+struct fastsync__waiting {
+    int slept;     /* it has slept at least once, first at `since` */
+    int64_t since;
+};
+
+FASTSYNC_API void fastsync__sleeping(struct fastsync__waiting *w, int64_t bound)
 {
-    if (bound <= 0) return bound == 0;
-    return fastsync__mono_ns() - since >= bound;
+    if (w->slept) return;
+    w->slept = 1;
+    if (bound > 0) w->since = fastsync__mono_ns();
+}
+
+FASTSYNC_API int fastsync__waited(const struct fastsync__waiting *w, int64_t bound)
+{
+    if (!w->slept || bound < 0) return 0;
+    return bound == 0 || fastsync__mono_ns() - w->since >= bound;
 }
 
 /* The slow path of every lock, entered once the fast CAS failed. abstime NULL: no deadline
@@ -2927,8 +2941,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
 #endif
     int r = 0;
     int starving = 0;  /* this thread set STARVING: the next unlock is a hand-off to it */
-    int slept = 0;     /* this thread has slept at least once, first at `since` */
-    int64_t since = 0;
+    struct fastsync__waiting waiting = { 0, 0 };
     for (;;) {
         uint32_t want;
         if (fastsync__mx_state(v) == FASTSYNC__MX_UNLOCKED &&
@@ -2963,7 +2976,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
             /* Held: say CONTENDED so that its unlock wakes; and claim the next hand-off if
              * this thread has slept long enough and nobody holds the claim. */
             want = (v & ~FASTSYNC__MX_STATE) | FASTSYNC__MX_CONTENDED;
-            if (slept && !(v & FASTSYNC__MX_STARVING) && fastsync__waited(since, FASTSYNC_MUTEX_HANDOFF_NS))
+            if (!(v & FASTSYNC__MX_STARVING) && fastsync__waited(&waiting, FASTSYNC_MUTEX_HANDOFF_NS))
                 want |= FASTSYNC__MX_STARVING;
         }
         /* relaxed: takes nothing (the acquire CAS above takes the lock); the holder's unlock
@@ -2973,12 +2986,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
                                              memory_order_relaxed, memory_order_relaxed))
             continue;
         if (want & ~v & FASTSYNC__MX_STARVING) starving = 1;
-        if (!slept) {
-            slept = 1;
-#if FASTSYNC_MUTEX_HANDOFF_NS > 0
-            since = fastsync__mono_ns();
-#endif
-        }
+        fastsync__sleeping(&waiting, FASTSYNC_MUTEX_HANDOFF_NS);
         r = fastsync__wait(FASTSYNC__FUTEX_ADDR(&m->state), want, shared != 0, clock,
                            abstime) == ETIMEDOUT
                 ? ETIMEDOUT
@@ -3098,8 +3106,8 @@ FASTSYNC_API int fastsync_mutex_unlock(fastsync_mutex_t *m)
  * 31 bits: a writer compares the high half it loaded, and only 2^31 hand-offs between its
  * load and its sleep bring that value back (the bound, under "No lost wakeup").
  * Readers may enter while the word has neither wlocked nor a registered writer ("readable");
- * a writer while it has neither wlocked, readers, rstarve nor wstarve ("writable"), and the
- * writer holding wstarve as if it had no wstarve.
+ * a writer while it has neither wlocked, readers nor wstarve ("writable"), and the writer
+ * holding wstarve as if it had no wstarve (rstarve implies wlocked: see "No lost wakeup").
  *
  * Transitions (each a single RMW on the word; "hand-off" is what any RMW that can free the
  * lock or let readers in adds, fastsync__rw_handoff):
@@ -3271,12 +3279,12 @@ FASTSYNC_API int fastsync__rw_readable(uint64_t v)
 {
     return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_WRITERS)) == 0;
 }
-/* A writer may enter: nobody holds the lock and nobody claimed the next turn (the writer
- * that claimed wstarve asks with it masked off). */
+/* A writer may enter: nobody holds the lock and no writer claimed it (the writer that
+ * claimed wstarve asks with it masked off). A reader's claim needs no look: rstarve implies
+ * wlocked. */
 FASTSYNC_API int fastsync__rw_writable(uint64_t v)
 {
-    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_READERS | FASTSYNC__RW_RSTARVE |
-                 FASTSYNC__RW_WSTARVE)) == 0;
+    return (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_READERS | FASTSYNC__RW_WSTARVE)) == 0;
 }
 
 /* The readers' futex word (the low half) and the writers' (the high half): addresses,
@@ -3416,8 +3424,7 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
 #endif
     int timed_out = 0;
     uint64_t claim = 0; /* FASTSYNC__RW_RSTARVE once this reader holds the readers' claim */
-    int slept = 0;      /* this reader has slept at least once, first at `since` */
-    int64_t since = 0;
+    struct fastsync__waiting waiting = { 0, 0 };
     for (;;) {
         /* relaxed while this reader holds no claim. With the claim, acquire: rstarve gone
          * means the hand-off gave it its read lock, and this load pairs with that release
@@ -3447,18 +3454,15 @@ FASTSYNC__COLD int fastsync__rw_rdlock_slow(fastsync_rwlock_t *rw, clockid_t clo
          * relaxed: the hand-off that clears them reads them with its own RMW on this word.
          * Set only where not readable: the CAS fails if the word has changed. */
         uint64_t want = v | FASTSYNC__RW_RWAIT;
-        if (slept && (v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_WLOCKED &&
-            fastsync__waited(since, FASTSYNC_RWLOCK_HANDOFF_NS))
+        if ((v & (FASTSYNC__RW_WLOCKED | FASTSYNC__RW_RSTARVE)) == FASTSYNC__RW_WLOCKED &&
+            fastsync__waited(&waiting, FASTSYNC_RWLOCK_HANDOFF_NS))
             want |= FASTSYNC__RW_RSTARVE;
         if (want != v && !fastsync__cas_weak(&rw->state, &v, want,
                                              memory_order_relaxed, memory_order_relaxed))
             continue;
         claim |= want & ~v & FASTSYNC__RW_RSTARVE;
         v = want;
-        if (!slept) {
-            slept = 1;
-            if (FASTSYNC_RWLOCK_HANDOFF_NS > 0) since = fastsync__mono_ns();
-        }
+        fastsync__sleeping(&waiting, FASTSYNC_RWLOCK_HANDOFF_NS);
         /* With no claim made, no writer's unlock is sure to wake this reader: a slice. */
         if (FASTSYNC_RWLOCK_HANDOFF_NS > 0 && (v & FASTSYNC__RW_RSTARVE) == 0)
             timed_out = fastsync__wait_slice(fastsync__rw_rfutex(rw), (uint32_t)v,
@@ -3501,8 +3505,7 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
 #endif
     uint64_t me = 0;    /* FASTSYNC__RW_WRITER once registered */
     uint64_t claim = 0; /* FASTSYNC__RW_WSTARVE once this writer holds the writers' claim */
-    int slept = 0;      /* this writer has slept at least once, first at `since` */
-    int64_t since = 0;
+    struct fastsync__waiting waiting = { 0, 0 };
     int r, timed_out = 0, wake;
     for (;;) {
         if (fastsync__rw_writable(v & ~claim)) {
@@ -3537,8 +3540,8 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
                 continue;
             me = FASTSYNC__RW_WRITER;
             v += me;
-        } else if (me != 0 && slept && (v & FASTSYNC__RW_WSTARVE) == 0 &&
-                   fastsync__waited(since, FASTSYNC_RWLOCK_HANDOFF_NS)) {
+        } else if (me != 0 && (v & FASTSYNC__RW_WSTARVE) == 0 &&
+                   fastsync__waited(&waiting, FASTSYNC_RWLOCK_HANDOFF_NS)) {
             /* Woken into a lock it may not take, past its bound, nobody claiming: claim the
              * next turn. relaxed: as register (the release that hands off reads it with its
              * own RMW). */
@@ -3548,10 +3551,7 @@ FASTSYNC__COLD int fastsync__rw_wrlock_slow(fastsync_rwlock_t *rw, clockid_t clo
             claim = FASTSYNC__RW_WSTARVE;
             v |= claim;
         }
-        if (!slept) {
-            slept = 1;
-            if (FASTSYNC_RWLOCK_HANDOFF_NS > 0) since = fastsync__mono_ns();
-        }
+        fastsync__sleeping(&waiting, FASTSYNC_RWLOCK_HANDOFF_NS);
         if (me != 0)
             timed_out = fastsync__wait(fastsync__rw_wfutex(rw), (uint32_t)(v >> 32),
                                        fastsync__rw_shared(v), clock, abstime) == ETIMEDOUT;
