@@ -636,9 +636,10 @@
  *                         between them; for the first three only while no other waiter
  *                         sleeps (each primitive's section says how it tells). An untimed
  *                         wait pauses up to FASTSYNC_SPIN times (default 20), then yields;
- *                         a timed wait, and a writer of the reader-writer lock before it
- *                         registers, only pause, for up to FASTSYNC_SPIN_NS. 0 turns all
- *                         spinning off.
+ *                         a timed wait, a mutex's lock, and a writer of the reader-writer
+ *                         lock before it registers, only pause, for up to FASTSYNC_SPIN_NS,
+ *                         backing off (the pauses between two polls double, 1 to 64). 0
+ *                         turns all spinning off.
  *   FASTSYNC_SPIN_NS      the pauses' time bound, ns (default 10000): no spin pauses for
  *                         longer, whatever a pause costs on the CPU. So a timed wait returns
  *                         at most this much (and one poll) after its deadline, beyond the
@@ -891,7 +892,8 @@ long syscall(long number, ...);
 #ifndef FASTSYNC_SPIN_YIELDS_NS
 #define FASTSYNC_SPIN_YIELDS_NS 100000
 #endif
-#define FASTSYNC__SPIN_CHECK 16 /* polls between two looks at the clock */
+#define FASTSYNC__SPIN_CHECK 16 /* pauses between two looks at the clock */
+#define FASTSYNC__SPIN_BACKOFF 6 /* the pausing kind's pauses between polls double up to 2^6 */
 #ifndef FASTSYNC_MUTEX_HANDOFF_NS
 #define FASTSYNC_MUTEX_HANDOFF_NS 1000000 /* the mutex's starvation bound (its section) */
 #endif
@@ -1782,15 +1784,20 @@ FASTSYNC_API void fastsync__cpu_relax(void)
 /* The bounded spin before a sleep: a waiter calls fastsync__spin_start once, then
  * fastsync__spin after each failed poll, which takes one step and returns 1, or returns 0,
  * taking none, once the spin is over. Two kinds:
- *   pausing   (yields 0) CPU pauses for up to FASTSYNC_SPIN_NS: a waiter whose spin holds
- *             others back (a writer not yet registered lets new readers in), or whose
- *             deadline a yield could overshoot by a time slice (every timed wait);
+ *   pausing   (yields 0) CPU pauses for up to FASTSYNC_SPIN_NS, backing off: the k-th poll
+ *             comes after 2^min(k, FASTSYNC__SPIN_BACKOFF) pauses (1, 2, 4, ... 64), so a
+ *             spinner reads the word less often the longer it waits and leaves its cache
+ *             line to the holder. For a waiter whose spin holds others back (a writer not
+ *             yet registered lets new readers in), whose deadline a yield could overshoot by
+ *             a time slice (every timed wait), or whose yield costs more than it saves (a
+ *             mutex's lock: see "Mutexes" below);
  *   yielding  (yields 1) up to FASTSYNC_SPIN pauses (and no longer than FASTSYNC_SPIN_NS),
  *             then up to FASTSYNC_SPIN_YIELDS yields while FASTSYNC_SPIN_YIELDS_NS have not
  *             passed since the first: the untimed waits.
- * FASTSYNC_SPIN 0 turns both off. Time is read on CLOCK_MONOTONIC every FASTSYNC__SPIN_CHECK
- * pauses, first after the first FASTSYNC__SPIN_CHECK (a spin that succeeds sooner reads no
- * clock), and before every yield. Time, not a count of steps, bounds the spin: a pause costs
+ * FASTSYNC_SPIN 0 turns both off. Time is read on CLOCK_MONOTONIC before the first poll that
+ * comes FASTSYNC__SPIN_CHECK pauses or more after the last reading, first after the first
+ * FASTSYNC__SPIN_CHECK - 1 (a spin that succeeds sooner reads no clock), and before every
+ * yield. Time, not a count of steps, bounds the spin: a pause costs
  * from a few to over a hundred cycles by CPU, a yield from a system call to a whole time
  * slice (Linux's EEVDF puts the yielder behind every runnable thread), and a thread
  * preempted in its spin stops at its next reading.
@@ -1807,11 +1814,23 @@ FASTSYNC_API void fastsync__cpu_relax(void)
  * 1.3 M, and 4 semaphore ping-pong pairs on 2 CPUs took 30 us a round trip instead of 5: a
  * waiter that shares its CPU with the thread it waits for only wastes its pauses. Beside
  * busy threads a latch or barrier round still costs a stretched yield (about 250 rounds/s,
- * glibc's barrier 71 k): the untimed waits of the latch and barrier keep that cost. */
+ * glibc's barrier 71 k): the untimed waits of the latch and barrier keep that cost.
+ * Mutexes: a mutex's waiter does not yield. A lock user that yields to another lock user on
+ * its CPU waits for that one's turn, and the yields were the tail of the spinning regime:
+ * bench/latency, hold and think 0.1-0.5 us, 4 / 8 threads on 2 CPUs alone, p99 29 / 66 us
+ * with yields (glibc's 0.15 / 34 us), 2.6 / 1.7 us pausing with back-off, and lock+unlock/s
+ * 1.50 / 1.44 M -> 1.58 / 1.70 M; beside 4 busy threads at 8 threads the slowest thread's
+ * share 0.01 -> 0.28. Pausing without back-off cut the p99 further (0.7 us) but polled the
+ * word so often that bench/mutex's contended loop (no think time) fell from 7-14 M pairs/s
+ * to 7-9 M; with the back-off it makes 10-11 M at 2 threads (7-8 M with yields) and 10-13 M
+ * at 4 and 8 (12-14 M). (2-vCPU Intel Xeon VM, Linux 6.18, glibc 2.36, 2026-12-06, medians of
+ * 3 runs, the builds in turn; the contended loop varies by about 1.5x between runs.) */
 struct fastsync__spinner {
     int phase;   /* 0 pausing, 1 yielding, 2 over */
     int yields;  /* the yielding kind */
     int steps;   /* steps taken in this phase */
+    int64_t pauses; /* pauses taken (phase 0) */
+    int64_t check;  /* the pause count at which the clock is read next (phase 0) */
     int64_t end; /* this phase's end, ns on CLOCK_MONOTONIC; 0: not read yet */
 };
 
@@ -1827,6 +1846,8 @@ FASTSYNC_API void fastsync__spin_start(struct fastsync__spinner *sp, int yields)
     sp->phase = FASTSYNC_SPIN > 0 ? 0 : 2;
     sp->yields = yields;
     sp->steps = 0;
+    sp->pauses = 0;
+    sp->check = FASTSYNC__SPIN_CHECK - 1;
     sp->end = 0;
 }
 
@@ -1835,15 +1856,19 @@ FASTSYNC_API int fastsync__spin(struct fastsync__spinner *sp)
     if (sp->phase == 0) {
         int i = sp->steps++;
         int over = sp->yields && i >= FASTSYNC_SPIN;
-        if (!over && i % FASTSYNC__SPIN_CHECK == FASTSYNC__SPIN_CHECK - 1) {
+        if (!over && sp->pauses >= sp->check) {
             int64_t now = fastsync__mono_ns();
+            sp->check = sp->pauses + FASTSYNC__SPIN_CHECK;
             if (sp->end == 0)
                 sp->end = now + FASTSYNC_SPIN_NS;
             else
                 over = now >= sp->end;
         }
         if (!over) {
-            fastsync__cpu_relax();
+            /* the yielding kind polls after every pause; the pausing kind backs off */
+            int n = sp->yields ? 1 : 1 << (i < FASTSYNC__SPIN_BACKOFF ? i : FASTSYNC__SPIN_BACKOFF);
+            sp->pauses += n;
+            while (n-- > 0) fastsync__cpu_relax();
             return 1;
         }
         sp->phase = sp->yields && FASTSYNC_SPIN_YIELDS > 0 ? 1 : 2;
@@ -2766,8 +2791,9 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  * Spinning: only while the word says LOCKED, i.e. no thread has given up and gone to sleep:
  * fastsync does not record the owner, so it cannot ask whether the owner runs; a sleeper on
  * the word is the sign that holds here are long (or the owner is descheduled), and a thread
- * that finds CONTENDED queues in the kernel at once. The spin is fastsync__spin's, bounded in
- * time (FASTSYNC_SPIN_NS), as the semaphore's.
+ * that finds CONTENDED queues in the kernel at once. The spin is fastsync__spin's pausing
+ * kind, bounded in time (FASTSYNC_SPIN_NS), with no yields, for lock and timedlock alike
+ * (fastsync__spin, "Mutexes", has the figures).
  *
  * Fairness: barging, bounded by a hand-off. An unlocked mutex goes to whichever thread's RMW
  * comes first, a newcomer or the sleeper just woken: the lock stays busy while a woken
@@ -2818,6 +2844,10 @@ FASTSYNC_API int fastsync_event_timedwait(fastsync_event_t *e, const struct time
  *     2         29.2 M            0.73      13.4 M                   0.60
  *     4         33.7 M            0.63      14.1 M                   0.64
  *     8         33.3 M            0.69      15.3 M                   0.66
+ * That was an AMD EPYC VM. On the 2-vCPU Intel Xeon VM of 2026-12-06 (3 runs) the same loop
+ * made, fastsync / glibc: 2 threads 9.7-11.3 M / 9-14 M, 4 threads 9.9-11.7 M / 13-18 M,
+ * 8 threads 9.9-13.2 M / 8-11.5 M (glibc's waiters sleep at once, and one thread at a time
+ * then runs the loop with the line in its cache): not twice glibc's on every machine.
  *
  * Ownership is not tracked: no error-checking, recursive, robust or priority-inheritance
  * kind. A thread that locks twice deadlocks; an unlock by another thread than the owner
@@ -2918,7 +2948,7 @@ FASTSYNC__COLD int fastsync__mutex_lock_slow(fastsync_mutex_t *m, clockid_t cloc
     uint32_t v = fastsync__load(&m->state, memory_order_relaxed);
     const uint32_t shared = v & FASTSYNC__MX_SHARED;
     struct fastsync__spinner sp;
-    fastsync__spin_start(&sp, abstime == NULL);
+    fastsync__spin_start(&sp, 0); /* pauses only: "Spinning" above */
     for (;;) {
         /* a thread sleeps (CONTENDED), or one claims the next hand-off (STARVING) */
         if (v & (FASTSYNC__MX_CONTENDED | FASTSYNC__MX_STARVING)) break;
